@@ -1,0 +1,270 @@
+#!/usr/bin/env bash
+# setup.sh -- turn a fresh Debian 12 machine into a patched LLVM/MLIR 19.1.7
+# build plus this project, then run the main demo.
+#
+#   ./setup.sh               patched MLIR + project + demo
+#   ./setup.sh --baseline    same flags, series NOT applied (separate cache)
+#   ./setup.sh --no-demo     build only
+#   ./setup.sh --upstream-tests   also build upstream MLIRIRTests/MLIRPassTests
+#
+# Environment:
+#   LLVM_SRC=/path/to/llvm-project  use this llvmorg-19.1.7 checkout instead of
+#                                   Debian's source package (copied, never modified)
+#   MLIR_WEAKREF_CACHE=dir          cache root (default ~/.cache/mlir-weakref)
+#   JOBS=n                          parallel build jobs (default: nproc)
+#   SANITIZE=address,undefined|thread  instrumented build (own cache key)
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+START=$SECONDS
+LLVM_VERSION=19.1.7
+DEB_SRC_VERSION=1:19.1.7-3~deb12u1
+CACHE=${MLIR_WEAKREF_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mlir-weakref}
+JOBS=${JOBS:-$(nproc)}
+SERIES_DIR=$ROOT/patches/llvm-$LLVM_VERSION
+VARIANT=patched
+DEMO=1
+UPSTREAM_TESTS=${UPSTREAM_TESTS:-0}
+SANITIZE=${SANITIZE:-}
+PRINT_ONLY=
+
+for arg in "$@"; do
+  case $arg in
+  --baseline) VARIANT=baseline ;;
+  --patched) VARIANT=patched ;;
+  --no-demo) DEMO=0 ;;
+  --upstream-tests) UPSTREAM_TESTS=1 ;;
+  --print-build-dir) PRINT_ONLY=build ;;
+  --print-mlir-dir) PRINT_ONLY=mlir ;;
+  -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  *) echo "setup.sh: error: unknown option '$arg' (try --help)" >&2; exit 2 ;;
+  esac
+done
+
+step() { printf '\n==> [%4ds] %s\n' $((SECONDS - START)) "$*"; }
+die() { echo "setup.sh: error: $*" >&2; exit 1; }
+
+# ---------------------------------------------------------------- keys ----
+# Build options that define a build tree. Anything here goes into the key.
+SAN_FLAG=
+case $SANITIZE in
+'') ;;
+address,undefined | undefined,address) SAN_FLAG="-DLLVM_USE_SANITIZER=Address;Undefined" ;;
+address) SAN_FLAG="-DLLVM_USE_SANITIZER=Address" ;;
+thread) SAN_FLAG="-DLLVM_USE_SANITIZER=Thread" ;;
+*) die "SANITIZE must be one of: address,undefined | address | thread (got '$SANITIZE')" ;;
+esac
+LLVM_OPTS=(
+  -G Ninja
+  -DCMAKE_BUILD_TYPE=Release
+  -DLLVM_ENABLE_PROJECTS=mlir
+  -DLLVM_TARGETS_TO_BUILD=host
+  -DLLVM_ENABLE_ASSERTIONS=ON
+  -DLLVM_INCLUDE_TESTS=ON
+  -DLLVM_INCLUDE_BENCHMARKS=OFF
+  -DLLVM_INCLUDE_EXAMPLES=OFF
+  -DLLVM_ENABLE_ZSTD=OFF
+  -DLLVM_ENABLE_TERMINFO=OFF
+  -DLLVM_ENABLE_LIBXML2=OFF
+  -DLLVM_USE_LINKER=gold
+  -DLLVM_TABLEGEN=/usr/lib/llvm-19/bin/llvm-tblgen
+  -DMLIR_TABLEGEN=/usr/lib/llvm-19/bin/mlir-tblgen
+  -DMLIR_PDLL_TABLEGEN=/usr/lib/llvm-19/bin/mlir-pdll
+  -DMLIR_ENABLE_BINDINGS_PYTHON=ON
+  -DPython3_EXECUTABLE=/usr/bin/python3
+  -DLLVM_CCACHE_BUILD=ON
+  "-DLLVM_CCACHE_DIR=$CACHE/ccache"
+  -DLLVM_CCACHE_MAXSIZE=20G
+  ${SAN_FLAG:+"$SAN_FLAG"}
+)
+# Targets this project (and its tests) need from the LLVM/MLIR build.
+LLVM_TARGETS=(
+  LLVMSupport llvm_gtest llvm_gtest_main
+  MLIRIR MLIRParser MLIRPass MLIRTransforms MLIRTransformUtils MLIRRewrite
+  MLIRFuncDialect MLIRArithDialect MLIRControlFlowDialect
+  MLIRCAPIIR MLIRCAPITransforms MLIRCAPIFunc MLIRCAPIArith MLIRCAPIControlFlow
+)
+UPSTREAM_TEST_TARGETS=(MLIRIRTests MLIRPassTests MLIRSupportTests)
+
+series_files() {
+  [[ -f $SERIES_DIR/series ]] || return 0
+  grep -v -e '^\s*#' -e '^\s*$' "$SERIES_DIR/series" || true
+}
+series_hash() {
+  if [[ $VARIANT == baseline ]]; then echo none; return; fi
+  { cat "$SERIES_DIR/series" 2>/dev/null; for p in $(series_files); do cat "$SERIES_DIR/$p"; done; } |
+    sha256sum | cut -c1-12
+}
+OPTS_HASH=$(printf '%s\n' "${LLVM_OPTS[@]}" | sha256sum | cut -c1-8)
+SRC_ID=debian-${DEB_SRC_VERSION//[:~]/_}
+if [[ -n ${LLVM_SRC:-} ]]; then
+  [[ -d $LLVM_SRC ]] || die "LLVM_SRC='$LLVM_SRC' does not exist; point it at an llvm-project checkout (llvmorg-$LLVM_VERSION) or unset it"
+  LLVM_SRC=$(cd "$LLVM_SRC" && pwd)
+  SRC_ID=local-$(printf '%s' "$LLVM_SRC" | sha256sum | cut -c1-8)
+fi
+SERIES_HASH=$(series_hash)
+KEY="llvm-$LLVM_VERSION-$SRC_ID-series-$SERIES_HASH-opts-$OPTS_HASH"
+TREE=$CACHE/trees/$VARIANT-$SRC_ID-$OPTS_HASH${SANITIZE:+-${SANITIZE//,/-}}
+LLVM_BUILD=$TREE/build
+PROJECT_BUILD=$ROOT/build${SANITIZE:+-${SANITIZE//,/-}}
+[[ $VARIANT == baseline ]] && PROJECT_BUILD=$ROOT/build-baseline${SANITIZE:+-${SANITIZE//,/-}}
+
+if [[ -n $PRINT_ONLY ]]; then
+  [[ $PRINT_ONLY == build ]] && echo "$PROJECT_BUILD" || echo "$LLVM_BUILD/lib/cmake/mlir"
+  exit 0
+fi
+
+# -------------------------------------------------------------- packages ----
+PKGS=(build-essential cmake ninja-build ccache git python3 python3-dev python3-numpy
+  python3-pybind11 pybind11-dev llvm-19 llvm-19-tools mlir-19-tools libgtest-dev libbenchmark-dev
+  clang-format valgrind xz-utils dpkg-dev)
+step "checking Debian packages"
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "installing: ${missing[*]}"
+  [[ $(id -u) == 0 ]] || die "packages missing (${missing[*]}); run as root or install them"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+else
+  echo "all ${#PKGS[@]} packages present"
+fi
+
+# ---------------------------------------------------------------- source ----
+check_version() { # $1 = llvm-project root
+  local f v=
+  for f in "$1/llvm/CMakeLists.txt" "$1/cmake/Modules/LLVMVersion.cmake"; do
+    [[ -f $f ]] || continue
+    v=$(sed -n 's/.*set(LLVM_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]\+\)).*/\2/p' "$f" | head -3 | paste -sd.)
+    [[ -n $v ]] && break
+  done
+  [[ $v == "$LLVM_VERSION" ]] ||
+    die "$1 is LLVM '${v:-unknown}', this series targets $LLVM_VERSION; check out llvmorg-$LLVM_VERSION (git -C $1 checkout llvmorg-$LLVM_VERSION)"
+}
+SRC_PARTS=(llvm mlir cmake third-party .clang-format)
+PRISTINE=$CACHE/pristine/$SRC_ID
+if [[ ! -f $PRISTINE/.complete ]]; then
+  rm -rf "$PRISTINE" "$PRISTINE.tmp"
+  mkdir -p "$PRISTINE.tmp"
+  if [[ -n ${LLVM_SRC:-} ]]; then
+    [[ -d $LLVM_SRC/llvm && -d $LLVM_SRC/mlir ]] || die "LLVM_SRC='$LLVM_SRC' has no llvm/ and mlir/; point it at the llvm-project root"
+    check_version "$LLVM_SRC"
+    step "copying ${SRC_PARTS[*]} from $LLVM_SRC (read only)"
+    for p in "${SRC_PARTS[@]}"; do cp -a "$LLVM_SRC/$p" "$PRISTINE.tmp/"; done
+  else
+    DL=$CACHE/downloads
+    ORIG=$DL/llvm-toolchain-19_$LLVM_VERSION.orig.tar.xz
+    if [[ ! -f $ORIG ]]; then
+      step "downloading Debian source package llvm-toolchain-19=$DEB_SRC_VERSION (164 MB)"
+      if ! apt-get source --print-uris llvm-toolchain-19 2>/dev/null | grep -q orig.tar; then
+        echo "adding a deb-src entry for bookworm"
+        cat >/etc/apt/sources.list.d/mlir-weakref-src.sources <<SRC
+Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: bookworm bookworm-updates
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SRC
+        apt-get update -qq
+      fi
+      mkdir -p "$DL"
+      (cd "$DL" && apt-get source --download-only -qq "llvm-toolchain-19=$DEB_SRC_VERSION" 2>&1 | grep -v '^W: Download is performed unsandboxed' || true)
+      [[ -f $ORIG ]] || die "download of llvm-toolchain-19 $DEB_SRC_VERSION failed; check apt sources or use LLVM_SRC=/path/to/llvm-project"
+    fi
+    step "extracting ${SRC_PARTS[*]} from $(basename "$ORIG")"
+    tar xJf "$ORIG" -C "$PRISTINE.tmp" --strip-components=1 "${SRC_PARTS[@]/#/llvm-toolchain-19_$LLVM_VERSION/}"
+    check_version "$PRISTINE.tmp"
+  fi
+  touch "$PRISTINE.tmp/.complete"
+  mv "$PRISTINE.tmp" "$PRISTINE"
+fi
+
+# ------------------------------------------------------ patched tree ----
+# The tree under $TREE/src is a copy of the pristine source with the series
+# applied. It is re-made from pristine whenever the key changes, so a series
+# is never applied on top of an already patched tree. Copies keep the
+# pristine mtimes, and every file touched by the old or the new series is
+# touched afterwards, so ninja rebuilds exactly what the change affects.
+touched_files() { # files a series writes, from its diff headers
+  local p
+  for p in "$@"; do sed -n 's#^+++ b/\(.*\)#\1#p; s#^--- a/\(.*\)#\1#p' "$p"; done | sort -u
+}
+mkdir -p "$TREE"
+if [[ $(cat "$TREE/key" 2>/dev/null) != "$KEY" ]]; then
+  step "preparing source tree for key $KEY"
+  old_touched=()
+  [[ -f $TREE/touched ]] && mapfile -t old_touched <"$TREE/touched"
+  rm -f "$TREE/key"
+  rm -rf "$TREE/src.new"
+  mkdir -p "$TREE/src.new"
+  for p in "${SRC_PARTS[@]}"; do cp -a "$PRISTINE/$p" "$TREE/src.new/"; done
+  new_touched=()
+  if [[ $VARIANT == patched ]]; then
+    for p in $(series_files); do
+      [[ -f $SERIES_DIR/$p ]] || die "series names '$p' but $SERIES_DIR/$p does not exist"
+      echo "applying $p"
+      if ! out=$(patch -p1 -d "$TREE/src.new" --forward --batch <"$SERIES_DIR/$p" 2>&1); then
+        rm -rf "$TREE/src.new"
+        echo "$out" | sed 's/^/    /' >&2
+        die "patch '$p' does not apply to pristine LLVM $LLVM_VERSION; fix or regenerate it (git format-patch on llvmorg-$LLVM_VERSION). Cache left unchanged."
+      fi
+      find "$TREE/src.new" -name '*.orig' -newer "$TREE/src.new/llvm" -delete 2>/dev/null || true
+      new_touched+=("$SERIES_DIR/$p")
+    done
+  fi
+  mapfile -t new_touched < <(touched_files "${new_touched[@]}")
+  rm -rf "$TREE/src"
+  mv "$TREE/src.new" "$TREE/src"
+  for f in "${old_touched[@]}" "${new_touched[@]}"; do
+    [[ -e $TREE/src/$f ]] && touch "$TREE/src/$f"
+  done
+  printf '%s\n' "${new_touched[@]}" >"$TREE/touched"
+  echo "$KEY" >"$TREE/key"
+else
+  step "source tree up to date (key $KEY)"
+fi
+
+# ------------------------------------------------------- LLVM/MLIR build ----
+ninja_progress() { # print every 25th status line, and everything else
+  awk '/^\[[0-9]+\/[0-9]+\]/ { split(substr($1, 2), a, "/"); n = a[1]; t = a[2] + 0;
+         if (n % 25 == 0 || n == t || n == 1) { print; fflush() } next }
+       { print; fflush() }'
+}
+if [[ ! -f $LLVM_BUILD/build.ninja ]]; then
+  step "configuring LLVM/MLIR ($VARIANT) in $LLVM_BUILD"
+  cmake -S "$TREE/src/llvm" -B "$LLVM_BUILD" "${LLVM_OPTS[@]}" >"$TREE/configure.log" 2>&1 ||
+    { tail -30 "$TREE/configure.log" >&2; die "LLVM configure failed; full log: $TREE/configure.log"; }
+fi
+targets=("${LLVM_TARGETS[@]}")
+((UPSTREAM_TESTS)) && targets+=("${UPSTREAM_TEST_TARGETS[@]}")
+step "building LLVM/MLIR targets ($VARIANT, ${#targets[@]} targets, -j$JOBS)"
+pending=$(ninja -C "$LLVM_BUILD" -n "${targets[@]}" 2>/dev/null | grep -c '^\[' || true)
+echo "$pending build steps pending"
+set -o pipefail
+ninja -C "$LLVM_BUILD" -j"$JOBS" "${targets[@]}" 2>&1 | ninja_progress ||
+  die "LLVM/MLIR build failed (see above); re-run ./setup.sh after fixing"
+
+# -------------------------------------------------------- this project ----
+MLIR_DIR=$LLVM_BUILD/lib/cmake/mlir
+if [[ ! -f $PROJECT_BUILD/build.ninja ]] || ! grep -q "MLIR_DIR:PATH=$MLIR_DIR\$" "$PROJECT_BUILD/CMakeCache.txt" 2>/dev/null; then
+  step "configuring mlir-weakref against $MLIR_DIR"
+  rm -rf "$PROJECT_BUILD"
+  cmake -S "$ROOT" -B "$PROJECT_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DMLIR_DIR="$MLIR_DIR" -DLLVM_DIR="$LLVM_BUILD/lib/cmake/llvm" \
+    -DMLIR_WEAKREF_VARIANT="$VARIANT" -DPython3_EXECUTABLE=/usr/bin/python3 \
+    -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache \
+    ${SAN_FLAG:+"$SAN_FLAG"} >"$PROJECT_BUILD.configure.log" 2>&1 ||
+    { tail -30 "$PROJECT_BUILD.configure.log" >&2; die "project configure failed; log: $PROJECT_BUILD.configure.log"; }
+fi
+step "building mlir-weakref ($VARIANT)"
+CCACHE_DIR=$CACHE/ccache ninja -C "$PROJECT_BUILD" -j"$JOBS" 2>&1 | ninja_progress ||
+  die "mlir-weakref build failed (see above)"
+
+if ((DEMO)) && [[ $VARIANT == patched ]]; then
+  step "running the demo: $PROJECT_BUILD/bin/weakref-demo"
+  "$PROJECT_BUILD/bin/weakref-demo"
+fi
+echo
+echo "setup.sh: OK ($VARIANT, key $KEY) in $((SECONDS - START))s; MLIR_DIR=$MLIR_DIR, project build: $PROJECT_BUILD"

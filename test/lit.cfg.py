@@ -1,0 +1,31 @@
+# -*- Python -*-
+# lit configuration for mlir-weakref, in the style of MLIR's.
+
+import os
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "MLIR_WEAKREF"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".c", ".py"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.weakref_obj_root, "test")
+
+config.substitutions.append(("%PYTHON", config.python_executable))
+
+llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+# FileCheck and not come from the LLVM tools directory; everything else from
+# this project's build.
+tools = [
+    ToolSubst("FileCheck", unresolved="fatal"),
+    ToolSubst("not", unresolved="fatal"),
+    ToolSubst("weakref-demo", unresolved="fatal"),
+]
+llvm_config.add_tool_substitutions(
+    tools, [config.weakref_tools_dir, config.filecheck_dir]
+)

@@ -1,0 +1,37 @@
+//===- OpTracker.cpp - Track which operations survive a transformation ----===//
+//
+// Part of the mlir-weakref project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlir-weakref/OpTracker.h"
+#include "mlir/IR/Location.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::weakref;
+
+static std::string printLocation(Location loc) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  loc.print(os);
+  return text;
+}
+
+void OpTracker::trackAll(Operation *root) {
+  root->walk<WalkOrder::PreOrder>([&](Operation *op) {
+    unsigned index = entries.size();
+    entries.push_back({WeakOpRef(op), op->getName().getStringRef().str(),
+                       printLocation(op->getLoc()), index});
+  });
+}
+
+size_t OpTracker::countAlive() const {
+  return llvm::count_if(entries, [](const Entry &e) { return bool(e.ref); });
+}
+
+void OpTracker::print(llvm::raw_ostream &os) const {
+  for (const Entry &e : entries)
+    os << (e.ref ? "alive " : "dead  ") << e.name << " " << e.location << "\n";
+}
