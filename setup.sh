@@ -96,12 +96,29 @@ series_hash() {
     sha256sum | cut -c1-12
 }
 OPTS_HASH=$(printf '%s\n' "${LLVM_OPTS[@]}" | sha256sum | cut -c1-8)
+check_version() { # $1 = llvm-project root
+  local f v=
+  for f in "$1/llvm/CMakeLists.txt" "$1/cmake/Modules/LLVMVersion.cmake"; do
+    [[ -f $f ]] || continue
+    v=$(sed -n 's/.*set(LLVM_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]\+\)).*/\2/p' "$f" | head -3 | paste -sd.)
+    [[ -n $v ]] && break
+  done
+  [[ $v == "$LLVM_VERSION" ]] ||
+    die "$1 is LLVM '${v:-unknown}', this series targets $LLVM_VERSION; check out llvmorg-$LLVM_VERSION (git -C $1 checkout llvmorg-$LLVM_VERSION)"
+}
 SRC_ID=debian-${DEB_SRC_VERSION//[:~]/_}
 if [[ -n ${LLVM_SRC:-} ]]; then
   [[ -d $LLVM_SRC ]] || die "LLVM_SRC='$LLVM_SRC' does not exist; point it at an llvm-project checkout (llvmorg-$LLVM_VERSION) or unset it"
   LLVM_SRC=$(cd "$LLVM_SRC" && pwd)
-  SRC_ID=local-$(printf '%s' "$LLVM_SRC" | sha256sum | cut -c1-8)
+  [[ -d $LLVM_SRC/llvm && -d $LLVM_SRC/mlir ]] || die "LLVM_SRC='$LLVM_SRC' has no llvm/ and mlir/; point it at the llvm-project root"
+  check_version "$LLVM_SRC"
+  # A checkout is identified by its path and, for git, its commit: a new
+  # commit gets a fresh copy.
+  SRC_ID=local-$({ echo "$LLVM_SRC"; git -C "$LLVM_SRC" rev-parse HEAD 2>/dev/null || true; } | sha256sum | cut -c1-8)
 fi
+for p in $(series_files); do
+  [[ -f $SERIES_DIR/$p ]] || die "series names '$p' but $SERIES_DIR/$p does not exist; fix patches/llvm-$LLVM_VERSION/series"
+done
 SERIES_HASH=$(series_hash)
 KEY="llvm-$LLVM_VERSION-$SRC_ID-series-$SERIES_HASH-opts-$OPTS_HASH"
 TREE=$CACHE/trees/$VARIANT-$SRC_ID-$OPTS_HASH${SANITIZE:+-${SANITIZE//,/-}}
@@ -133,24 +150,12 @@ else
 fi
 
 # ---------------------------------------------------------------- source ----
-check_version() { # $1 = llvm-project root
-  local f v=
-  for f in "$1/llvm/CMakeLists.txt" "$1/cmake/Modules/LLVMVersion.cmake"; do
-    [[ -f $f ]] || continue
-    v=$(sed -n 's/.*set(LLVM_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]\+\)).*/\2/p' "$f" | head -3 | paste -sd.)
-    [[ -n $v ]] && break
-  done
-  [[ $v == "$LLVM_VERSION" ]] ||
-    die "$1 is LLVM '${v:-unknown}', this series targets $LLVM_VERSION; check out llvmorg-$LLVM_VERSION (git -C $1 checkout llvmorg-$LLVM_VERSION)"
-}
 SRC_PARTS=(llvm mlir cmake third-party .clang-format)
 PRISTINE=$CACHE/pristine/$SRC_ID
 if [[ ! -f $PRISTINE/.complete ]]; then
   rm -rf "$PRISTINE" "$PRISTINE.tmp"
   mkdir -p "$PRISTINE.tmp"
   if [[ -n ${LLVM_SRC:-} ]]; then
-    [[ -d $LLVM_SRC/llvm && -d $LLVM_SRC/mlir ]] || die "LLVM_SRC='$LLVM_SRC' has no llvm/ and mlir/; point it at the llvm-project root"
-    check_version "$LLVM_SRC"
     step "copying ${SRC_PARTS[*]} from $LLVM_SRC (read only)"
     for p in "${SRC_PARTS[@]}"; do cp -a "$LLVM_SRC/$p" "$PRISTINE.tmp/"; done
   else
@@ -184,9 +189,10 @@ fi
 # ------------------------------------------------------ patched tree ----
 # The tree under $TREE/src is a copy of the pristine source with the series
 # applied. It is re-made from pristine whenever the key changes, so a series
-# is never applied on top of an already patched tree. Copies keep the
-# pristine mtimes, and every file touched by the old or the new series is
-# touched afterwards, so ninja rebuilds exactly what the change affects.
+# is never applied on top of an already patched tree. Copies keep pristine
+# mtimes; of the files the old or the new series touch, those whose content
+# did not change keep their previous mtime and the others get a new one, so
+# ninja rebuilds exactly what the change affects.
 touched_files() { # files a series writes, from its diff headers
   local p
   for p in "$@"; do sed -n 's#^+++ b/\(.*\)#\1#p; s#^--- a/\(.*\)#\1#p' "$p"; done | sort -u
@@ -195,31 +201,36 @@ mkdir -p "$TREE"
 if [[ $(cat "$TREE/key" 2>/dev/null) != "$KEY" ]]; then
   step "preparing source tree for key $KEY"
   old_touched=()
-  [[ -f $TREE/touched ]] && mapfile -t old_touched <"$TREE/touched"
-  rm -f "$TREE/key"
+  [[ -f $TREE/touched && -d $TREE/src ]] && mapfile -t old_touched <"$TREE/touched"
   rm -rf "$TREE/src.new"
   mkdir -p "$TREE/src.new"
   for p in "${SRC_PARTS[@]}"; do cp -a "$PRISTINE/$p" "$TREE/src.new/"; done
-  new_touched=()
+  patches=()
   if [[ $VARIANT == patched ]]; then
     for p in $(series_files); do
-      [[ -f $SERIES_DIR/$p ]] || die "series names '$p' but $SERIES_DIR/$p does not exist"
+      [[ -f $SERIES_DIR/$p ]] || { rm -rf "$TREE/src.new"; die "series names '$p' but $SERIES_DIR/$p does not exist"; }
       echo "applying $p"
-      if ! out=$(patch -p1 -d "$TREE/src.new" --forward --batch <"$SERIES_DIR/$p" 2>&1); then
+      if ! out=$(patch -p1 -d "$TREE/src.new" --forward --batch --no-backup-if-mismatch <"$SERIES_DIR/$p" 2>&1); then
         rm -rf "$TREE/src.new"
         echo "$out" | sed 's/^/    /' >&2
-        die "patch '$p' does not apply to pristine LLVM $LLVM_VERSION; fix or regenerate it (git format-patch on llvmorg-$LLVM_VERSION). Cache left unchanged."
+        die "patch '$p' does not apply to pristine LLVM $LLVM_VERSION; fix or regenerate it (scripts/export-patches.sh). Cache left unchanged."
       fi
-      find "$TREE/src.new" -name '*.orig' -newer "$TREE/src.new/llvm" -delete 2>/dev/null || true
-      new_touched+=("$SERIES_DIR/$p")
+      patches+=("$SERIES_DIR/$p")
     done
   fi
-  mapfile -t new_touched < <(touched_files "${new_touched[@]}")
+  new_touched=()
+  ((${#patches[@]})) && mapfile -t new_touched < <(touched_files "${patches[@]}")
+  for f in "${old_touched[@]}" "${new_touched[@]}"; do
+    [[ -e $TREE/src.new/$f ]] || continue
+    if [[ -e $TREE/src/$f ]] && cmp -s "$TREE/src/$f" "$TREE/src.new/$f"; then
+      touch -r "$TREE/src/$f" "$TREE/src.new/$f"
+    else
+      touch "$TREE/src.new/$f"
+    fi
+  done
+  rm -f "$TREE/key"
   rm -rf "$TREE/src"
   mv "$TREE/src.new" "$TREE/src"
-  for f in "${old_touched[@]}" "${new_touched[@]}"; do
-    [[ -e $TREE/src/$f ]] && touch "$TREE/src/$f"
-  done
   printf '%s\n' "${new_touched[@]}" >"$TREE/touched"
   echo "$KEY" >"$TREE/key"
 else
@@ -227,10 +238,21 @@ else
 fi
 
 # ------------------------------------------------------- LLVM/MLIR build ----
-ninja_progress() { # print every 25th status line, and everything else
-  awk '/^\[[0-9]+\/[0-9]+\]/ { split(substr($1, 2), a, "/"); n = a[1]; t = a[2] + 0;
-         if (n % 25 == 0 || n == t || n == 1) { print; fflush() } next }
-       { print; fflush() }'
+# Runs ninja, printing every 25th [n/N] status line; the full output (with
+# compiler warnings) goes to a log, whose errors are shown if the build fails.
+run_ninja() { # log ninja-args...
+  local log=$1 rc
+  shift
+  set +o pipefail
+  ninja "$@" 2>&1 | tee "$log" | awk '/^\[[0-9]+\/[0-9]+\]/ {
+      split(substr($1, 2), a, "/"); if (a[1] % 25 == 0 || a[1] == a[2] || a[1] == 1) { print; fflush() } }'
+  rc=${PIPESTATUS[0]}
+  set -o pipefail
+  if ((rc)); then
+    grep -A15 -E '^FAILED:' "$log" | head -100 >&2
+    echo "(full log: $log)" >&2
+  fi
+  return "$rc"
 }
 if [[ ! -f $LLVM_BUILD/build.ninja ]]; then
   step "configuring LLVM/MLIR ($VARIANT) in $LLVM_BUILD"
@@ -242,8 +264,7 @@ targets=("${LLVM_TARGETS[@]}")
 step "building LLVM/MLIR targets ($VARIANT, ${#targets[@]} targets, -j$JOBS)"
 pending=$(ninja -C "$LLVM_BUILD" -n "${targets[@]}" 2>/dev/null | grep -c '^\[' || true)
 echo "$pending build steps pending"
-set -o pipefail
-ninja -C "$LLVM_BUILD" -j"$JOBS" "${targets[@]}" 2>&1 | ninja_progress ||
+run_ninja "$TREE/build.log" -C "$LLVM_BUILD" -j"$JOBS" "${targets[@]}" ||
   die "LLVM/MLIR build failed (see above); re-run ./setup.sh after fixing"
 
 # -------------------------------------------------------- this project ----
@@ -259,7 +280,7 @@ if [[ ! -f $PROJECT_BUILD/build.ninja ]] || ! grep -q "MLIR_DIR:PATH=$MLIR_DIR\$
     { tail -30 "$PROJECT_BUILD.configure.log" >&2; die "project configure failed; log: $PROJECT_BUILD.configure.log"; }
 fi
 step "building mlir-weakref ($VARIANT)"
-CCACHE_DIR=$CACHE/ccache ninja -C "$PROJECT_BUILD" -j"$JOBS" 2>&1 | ninja_progress ||
+CCACHE_DIR=$CACHE/ccache run_ninja "$PROJECT_BUILD.build.log" -C "$PROJECT_BUILD" -j"$JOBS" ||
   die "mlir-weakref build failed (see above)"
 
 if ((DEMO)) && [[ $VARIANT == patched ]]; then

@@ -1,0 +1,244 @@
+//===- CoreBench.cpp - Costs of weak operation references -----------------===//
+//
+// Part of the mlir-weakref project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// Side-by-side costs, in one binary and one run: WeakOpRef operations next to
+// std::weak_ptr::lock and a mutex-guarded DenseMap<Operation *, ...> registry
+// (what binding-side tracking maps do), and a parallel canonicalize with every
+// op referenced vs none. benchmarks/run.sh turns the results into ratios.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/WeakOpRef.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <benchmark/benchmark.h>
+#include <chrono>
+#include <malloc.h>
+#include <memory>
+#include <mutex>
+
+using namespace mlir;
+
+namespace {
+constexpr unsigned kBatch = 4096;
+
+struct Fixture {
+  Fixture() : context(MLIRContext::Threading::DISABLED) {
+    context.allowUnregisteredDialects();
+  }
+  Operation *createOp() {
+    return Operation::create(OperationState(UnknownLoc::get(&context), "b.op"));
+  }
+  MLIRContext context;
+};
+
+using Clock = std::chrono::steady_clock;
+double seconds(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+} // namespace
+
+/// The first reference to an op: sets the bit, allocates the control block
+/// and inserts the table entry.
+static void BM_RefCreateFirst(benchmark::State &state) {
+  Fixture f;
+  std::vector<Operation *> ops(kBatch);
+  std::vector<WeakOpRef> refs(kBatch);
+  for (auto _ : state) {
+    for (Operation *&op : ops)
+      op = f.createOp();
+    auto start = Clock::now();
+    for (unsigned i = 0; i < kBatch; ++i)
+      refs[i] = WeakOpRef(ops[i]);
+    state.SetIterationTime(seconds(start));
+    for (Operation *op : ops)
+      op->destroy();
+    refs.assign(kBatch, WeakOpRef());
+  }
+  state.SetItemsProcessed(state.iterations() * kBatch);
+}
+BENCHMARK(BM_RefCreateFirst)->UseManualTime();
+
+/// An extra reference: copy (and drop) an existing one.
+static void BM_RefCopy(benchmark::State &state) {
+  Fixture f;
+  Operation *op = f.createOp();
+  WeakOpRef ref(op);
+  for (auto _ : state) {
+    WeakOpRef copy = ref;
+    benchmark::DoNotOptimize(copy);
+  }
+  state.SetItemsProcessed(state.iterations());
+  op->destroy();
+}
+BENCHMARK(BM_RefCopy);
+
+static void BM_RefGetLive(benchmark::State &state) {
+  Fixture f;
+  Operation *op = f.createOp();
+  WeakOpRef ref(op);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(ref);
+    benchmark::DoNotOptimize(ref.get());
+  }
+  state.SetItemsProcessed(state.iterations());
+  op->destroy();
+}
+BENCHMARK(BM_RefGetLive);
+
+static void BM_RefGetDead(benchmark::State &state) {
+  Fixture f;
+  Operation *op = f.createOp();
+  WeakOpRef ref(op);
+  op->destroy();
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(ref);
+    benchmark::DoNotOptimize(ref.get());
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_RefGetDead);
+
+/// Baseline: promoting a std::weak_ptr to check liveness.
+static void BM_WeakPtrLock(benchmark::State &state) {
+  auto shared = std::make_shared<int>(42);
+  std::weak_ptr<int> weak = shared;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(weak);
+    benchmark::DoNotOptimize(weak.lock());
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_WeakPtrLock);
+
+/// Baseline: a binding-side registry, a mutex-guarded map from op address to
+/// wrapper, looked up to check liveness.
+static void BM_RegistryLookup(benchmark::State &state) {
+  Fixture f;
+  std::mutex mutex;
+  llvm::DenseMap<Operation *, void *> registry;
+  std::vector<Operation *> ops(kBatch);
+  for (Operation *&op : ops) {
+    op = f.createOp();
+    registry[op] = op;
+  }
+  unsigned i = 0;
+  for (auto _ : state) {
+    std::lock_guard<std::mutex> lock(mutex);
+    benchmark::DoNotOptimize(registry.lookup(ops[i++ % kBatch]));
+  }
+  state.SetItemsProcessed(state.iterations());
+  for (Operation *op : ops)
+    op->destroy();
+}
+BENCHMARK(BM_RegistryLookup);
+
+/// Destroying ops, with (Arg 1) and without (Arg 0) a reference to each; the
+/// difference is the cost of invalidation.
+static void BM_DestroyOp(benchmark::State &state) {
+  Fixture f;
+  bool referenced = state.range(0);
+  std::vector<Operation *> ops(kBatch);
+  std::vector<WeakOpRef> refs(kBatch);
+  for (auto _ : state) {
+    for (unsigned i = 0; i < kBatch; ++i) {
+      ops[i] = f.createOp();
+      if (referenced)
+        refs[i] = WeakOpRef(ops[i]);
+    }
+    auto start = Clock::now();
+    for (Operation *op : ops)
+      op->destroy();
+    state.SetIterationTime(seconds(start));
+    refs.assign(kBatch, WeakOpRef());
+  }
+  state.SetItemsProcessed(state.iterations() * kBatch);
+}
+BENCHMARK(BM_DestroyOp)->Arg(0)->Arg(1)->UseManualTime();
+
+/// Heap bytes per referenced op (control block + table entry), from malloc's
+/// own accounting, reported as a counter. Measured in a fresh context each
+/// time so that the table's growth is included.
+static size_t heapInUse() {
+  struct mallinfo2 info = mallinfo2();
+  return info.uordblks + info.hblkhd;
+}
+static void BM_MemoryPerReferencedOp(benchmark::State &state) {
+  constexpr unsigned kOps = 1 << 17;
+  double bytes = 0;
+  for (auto _ : state) {
+    Fixture f;
+    std::vector<Operation *> ops(kOps);
+    for (Operation *&op : ops)
+      op = f.createOp();
+    std::vector<WeakOpRef> refs;
+    refs.reserve(kOps);
+    size_t before = heapInUse();
+    for (Operation *op : ops)
+      refs.emplace_back(op);
+    bytes = std::max(bytes, double(heapInUse() - before) / kOps);
+    refs.clear();
+    for (Operation *op : ops)
+      op->destroy();
+  }
+  state.counters["bytes_per_ref_op"] = bytes;
+}
+BENCHMARK(BM_MemoryPerReferencedOp)->Iterations(3);
+
+/// canonicalize over 128 functions, with every op referenced (Arg 1) or none
+/// (Arg 0), on `threads` threads.
+static void BM_ParallelCanonicalize(benchmark::State &state) {
+  bool referenced = state.range(0);
+  unsigned threads = state.range(1);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  for (unsigned f = 0; f < 128; ++f) {
+    os << "func.func @f" << f << "(%a: i32) -> i32 {\n  %v0 = arith.addi %a, %a : i32\n";
+    for (unsigned i = 1; i < 33; ++i)
+      os << "  %c" << i << " = arith.constant " << i << " : i32\n  %z" << i
+         << " = arith.subi %c" << i << ", %c" << i << " : i32\n  %v" << i
+         << " = arith.addi %v" << i - 1 << ", %z" << i << " : i32\n";
+    os << "  return %v32 : i32\n}\n";
+  }
+  DialectRegistry registry;
+  registry.insert<arith::ArithDialect, func::FuncDialect>();
+  MLIRContext context(registry, MLIRContext::Threading::DISABLED);
+  llvm::DefaultThreadPool pool(llvm::hardware_concurrency(threads));
+  if (threads > 1)
+    context.setThreadPool(pool);
+  context.loadAllAvailableDialects();
+  for (auto _ : state) {
+    state.PauseTiming();
+    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
+    std::vector<WeakOpRef> refs;
+    if (referenced)
+      module->walk([&](Operation *op) { refs.emplace_back(op); });
+    PassManager pm(&context);
+    pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
+    state.ResumeTiming();
+    if (failed(pm.run(*module)))
+      state.SkipWithError("canonicalize failed");
+    state.PauseTiming();
+    module = nullptr;
+    refs.clear();
+    state.ResumeTiming();
+  }
+}
+BENCHMARK(BM_ParallelCanonicalize)
+    ->ArgsProduct({{0, 1}, {1, 2}})
+    ->Unit(benchmark::kMillisecond);
+
+BENCHMARK_MAIN();

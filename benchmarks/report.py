@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""Turns bench-results/ into a Markdown table of ratios against their targets."""
+import json
+import statistics
+import sys
+from pathlib import Path
+
+out = Path(sys.argv[1])
+rows = []  # (metric, measured, target, ok)
+
+
+def add(metric, value, fmt, target, ok):
+    rows.append((metric, fmt.format(value), target, "yes" if ok else "**no**"))
+
+
+for line in (out / "instructions.txt").read_text().splitlines():
+    *workload, base, patched = line.split()
+    ratio = int(patched) / int(base)
+    add(f"instructions, patched/baseline: {' '.join(workload)} ops",
+        ratio, "{:.4f}", "<= 1.005", ratio <= 1.005)
+
+runs = json.loads((out / "core.json").read_text())["benchmarks"]
+
+
+def median(name, field="real_time"):
+    values = [b[field] for b in runs
+              if b.get("run_name", b["name"]) == name and b.get("run_type") == "iteration"]
+    if not values:
+        raise SystemExit(f"no results for {name}")
+    return statistics.median(values)
+
+
+def ns_per_item(name):
+    values = [1e9 / b["items_per_second"] for b in runs
+              if b.get("run_name", b["name"]) == name and b.get("run_type") == "iteration"]
+    return statistics.median(values)
+
+
+get_live = ns_per_item("BM_RefGetLive")
+get_dead = ns_per_item("BM_RefGetDead")
+lock = ns_per_item("BM_WeakPtrLock")
+registry = ns_per_item("BM_RegistryLookup")
+create = ns_per_item("BM_RefCreateFirst/manual_time")
+copy = ns_per_item("BM_RefCopy")
+destroy0 = ns_per_item("BM_DestroyOp/0/manual_time")
+destroy1 = ns_per_item("BM_DestroyOp/1/manual_time")
+mem = median("BM_MemoryPerReferencedOp/iterations:3", "bytes_per_ref_op")
+
+add("get() on a live ref vs weak_ptr::lock (speed-up)", lock / get_live, "{:.1f}x", ">= 5x", lock / get_live >= 5)
+add("get() on a dead ref vs weak_ptr::lock (speed-up)", lock / get_dead, "{:.1f}x", ">= 5x", lock / get_dead >= 5)
+add("get() on a live ref vs mutex+DenseMap registry lookup (speed-up)", registry / get_live, "{:.1f}x", "(report)", True)
+add("create first ref (ns)", create, "{:.1f}", "<= 100", create <= 100)
+add("copy + drop an extra ref (ns)", copy, "{:.1f}", "(report)", True)
+add("invalidate: destroy referenced op minus unreferenced (ns)", destroy1 - destroy0, "{:.1f}", "<= 100", destroy1 - destroy0 <= 100)
+add("heap bytes per referenced op (control block + table entry)", mem, "{:.1f}", "<= 48", mem <= 48)
+for threads in (1, 2):
+    none = median(f"BM_ParallelCanonicalize/0/{threads}")
+    every = median(f"BM_ParallelCanonicalize/1/{threads}")
+    add(f"canonicalize 128 funcs, every op referenced / none, {threads} thread(s)",
+        every / none, "{:.3f}x", "<= 1.25x", every / none <= 1.25)
+
+print("| metric | measured | target | met |")
+print("|---|---|---|---|")
+for r in rows:
+    print("| " + " | ".join(r) + " |")

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# benchmarks/run.sh -- every benchmark of this project, from one command.
+# Builds the patched and the baseline trees (cached), then prints each ratio
+# next to its target. Results also go to bench-results/.
+#
+#   benchmarks/run.sh [--quick]
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+QUICK=0
+[[ ${1:-} == --quick ]] && QUICK=1
+OUT=$ROOT/bench-results
+mkdir -p "$OUT"
+
+"$ROOT/setup.sh" --no-demo >"$OUT/setup-patched.log" 2>&1 || { tail -20 "$OUT/setup-patched.log"; exit 1; }
+"$ROOT/setup.sh" --no-demo --baseline >"$OUT/setup-baseline.log" 2>&1 || { tail -20 "$OUT/setup-baseline.log"; exit 1; }
+PATCHED=$("$ROOT/setup.sh" --print-build-dir)
+BASELINE=$("$ROOT/setup.sh" --baseline --print-build-dir)
+
+# Zero cost when unused: instructions executed inside weakref_workload(),
+# counted by callgrind (deterministic; perf counters are not available on
+# every machine here).
+count_instructions() { # binary args...
+  valgrind --tool=callgrind --toggle-collect=weakref_workload \
+    --callgrind-out-file=/dev/null "$@" 2>&1 |
+    sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+}
+N_CREATE=1000000
+N_CANON=100000
+((QUICK)) && N_CREATE=100000 && N_CANON=20000
+echo "counting instructions with callgrind (patched vs baseline, same flags)..."
+{
+  for w in "create-erase $N_CREATE" "canonicalize $N_CANON"; do
+    # shellcheck disable=SC2086
+    b=$(count_instructions "$BASELINE/bin/weakref-workload" $w)
+    # shellcheck disable=SC2086
+    p=$(count_instructions "$PATCHED/bin/weakref-workload" $w)
+    echo "$w $b $p"
+  done
+} >"$OUT/instructions.txt"
+
+echo "running weakref-bench (Google Benchmark)..."
+reps=5
+((QUICK)) && reps=2
+"$PATCHED/bin/weakref-bench" --benchmark_repetitions=$reps \
+  --benchmark_enable_random_interleaving=true \
+  --benchmark_format=json --benchmark_out="$OUT/core.json" \
+  --benchmark_out_format=json >/dev/null
+
+python3 "$ROOT/benchmarks/report.py" "$OUT" | tee "$OUT/report.md"

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# test.sh -- build (via setup.sh, cached) and run every test of this project:
+# the project's GoogleTest and lit suites through ctest, and upstream MLIR's
+# MLIRIRTests/MLIRPassTests/MLIRSupportTests built from the patched tree.
+#
+#   ./test.sh                 everything
+#   ./test.sh --no-upstream   skip upstream MLIR's unit test suites
+# Extra arguments after -- go to ctest.
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+START=$SECONDS
+UPSTREAM=1
+CTEST_ARGS=()
+while (($#)); do
+  case $1 in
+  --no-upstream) UPSTREAM=0 ;;
+  --) shift; CTEST_ARGS=("$@"); break ;;
+  *) echo "test.sh: error: unknown option '$1'" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+setup_args=(--no-demo)
+((UPSTREAM)) && setup_args+=(--upstream-tests)
+"$ROOT/setup.sh" "${setup_args[@]}"
+BUILD=$("$ROOT/setup.sh" --print-build-dir)
+LLVM_BUILD=$(dirname "$(dirname "$(dirname "$("$ROOT/setup.sh" --print-mlir-dir)")")")
+
+status=0
+echo
+echo "==> ctest (project tests)"
+ctest --test-dir "$BUILD" --output-on-failure -j"$(nproc)" "${CTEST_ARGS[@]}" || status=1
+
+if ((UPSTREAM)); then
+  echo
+  echo "==> upstream MLIR unit test suites (patched tree)"
+  for suite in IR/MLIRIRTests Pass/MLIRPassTests Support/MLIRSupportTests; do
+    bin=$LLVM_BUILD/tools/mlir/unittests/$suite
+    if out=$("$bin" --gtest_brief=1 2>&1); then
+      echo "$(basename "$suite"): $(echo "$out" | grep -E '^\[  PASSED  \]' | sed 's/\[  PASSED  \] //')"
+    else
+      echo "$out" | tail -30
+      echo "$(basename "$suite"): FAILED"
+      status=1
+    fi
+  done
+fi
+echo
+if ((status)); then
+  echo "test.sh: FAILED after $((SECONDS - START))s"
+else
+  echo "test.sh: all tests passed in $((SECONDS - START))s"
+fi
+exit $status
