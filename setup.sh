@@ -262,8 +262,6 @@ fi
 targets=("${LLVM_TARGETS[@]}")
 ((UPSTREAM_TESTS)) && targets+=("${UPSTREAM_TEST_TARGETS[@]}")
 step "building LLVM/MLIR targets ($VARIANT, ${#targets[@]} targets, -j$JOBS)"
-pending=$(ninja -C "$LLVM_BUILD" -n "${targets[@]}" 2>/dev/null | grep -c '^\[' || true)
-echo "$pending build steps pending"
 run_ninja "$TREE/build.log" -C "$LLVM_BUILD" -j"$JOBS" "${targets[@]}" ||
   die "LLVM/MLIR build failed (see above); re-run ./setup.sh after fixing"
 

@@ -83,9 +83,11 @@ int main(int argc, char **argv) {
   llvm::outs() << "holding weak references to " << tracker.size()
                << " operations; running '" << pipeline << "'\n";
 
-  PassManager pm(&context);
-  if (failed(parsePassPipeline(pipeline, pm, llvm::errs())))
+  FailureOr<OpPassManager> parsed = parsePassPipeline(pipeline, llvm::errs());
+  if (failed(parsed))
     return 1;
+  PassManager pm(&context, parsed->getOpAnchorName());
+  static_cast<OpPassManager &>(pm) = *parsed;
   if (failed(pm.run(*module))) {
     llvm::errs() << "weakref-demo: pass pipeline failed\n";
     return 1;
