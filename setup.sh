@@ -84,7 +84,7 @@ LLVM_TARGETS=(
   MLIRFuncDialect MLIRArithDialect MLIRControlFlowDialect
   MLIRCAPIIR MLIRCAPITransforms MLIRCAPIFunc MLIRCAPIArith MLIRCAPIControlFlow
 )
-UPSTREAM_TEST_TARGETS=(MLIRIRTests MLIRPassTests MLIRSupportTests)
+UPSTREAM_TEST_TARGETS=(MLIRIRTests MLIRPassTests MLIRSupportTests mlir-capi-opref-test FileCheck not count)
 
 series_files() {
   [[ -f $SERIES_DIR/series ]] || return 0
@@ -244,8 +244,12 @@ run_ninja() { # log ninja-args...
   local log=$1 rc
   shift
   set +o pipefail
-  ninja "$@" 2>&1 | tee "$log" | awk '/^\[[0-9]+\/[0-9]+\]/ {
-      split(substr($1, 2), a, "/"); if (a[1] % 25 == 0 || a[1] == a[2] || a[1] == 1) { print; fflush() } }'
+  local line n t
+  ninja "$@" 2>&1 | tee "$log" | while IFS= read -r line; do
+    [[ $line =~ ^\[([0-9]+)/([0-9]+)\] ]] || continue
+    n=${BASH_REMATCH[1]} t=${BASH_REMATCH[2]}
+    if ((n % 25 == 0 || n == t || n == 1)); then echo "$line"; fi
+  done
   rc=${PIPESTATUS[0]}
   set -o pipefail
   if ((rc)); then

@@ -44,6 +44,14 @@ if ((UPSTREAM)); then
       status=1
     fi
   done
+  # The C API test added by patch 0002, through upstream's own lit setup.
+  if out=$("$LLVM_BUILD/bin/llvm-lit" -q "$LLVM_BUILD/tools/mlir/test/CAPI/opref.c" 2>&1); then
+    echo "mlir/test/CAPI/opref.c: passed"
+  else
+    echo "$out" | tail -30
+    echo "mlir/test/CAPI/opref.c: FAILED"
+    status=1
+  fi
 fi
 echo
 if ((status)); then

@@ -25,6 +25,7 @@ tools = [
     ToolSubst("FileCheck", unresolved="fatal"),
     ToolSubst("not", unresolved="fatal"),
     ToolSubst("weakref-demo", unresolved="fatal"),
+    ToolSubst("weakref-opt", unresolved="fatal"),
 ]
 llvm_config.add_tool_substitutions(
     tools, [config.weakref_tools_dir, config.filecheck_dir]

@@ -23,12 +23,23 @@ void OpTracker::trackAll(Operation *root) {
   root->walk<WalkOrder::PreOrder>([&](Operation *op) {
     unsigned index = entries.size();
     entries.push_back({WeakOpRef(op), op->getName().getStringRef().str(),
-                       printLocation(op->getLoc()), index});
+                       printLocation(op->getLoc()), index, false});
   });
 }
 
 size_t OpTracker::countAlive() const {
   return llvm::count_if(entries, [](const Entry &e) { return bool(e.ref); });
+}
+
+std::vector<const OpTracker::Entry *> OpTracker::collectNewlyDead() {
+  std::vector<const Entry *> dead;
+  for (Entry &e : entries) {
+    if (e.reportedDead || e.ref)
+      continue;
+    e.reportedDead = true;
+    dead.push_back(&e);
+  }
+  return dead;
 }
 
 void OpTracker::print(llvm::raw_ostream &os) const {

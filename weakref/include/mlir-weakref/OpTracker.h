@@ -19,6 +19,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <string>
+#include <vector>
 
 namespace llvm {
 class raw_ostream;
@@ -35,6 +36,8 @@ public:
     std::string location;
     /// Position in the pre-order walk of the tracked root.
     unsigned index;
+    /// Set once `collectNewlyDead` has returned this entry.
+    bool reportedDead = false;
   };
 
   /// Tracks `root` and every operation nested in it, in pre-order.
@@ -44,6 +47,10 @@ public:
   size_t size() const { return entries.size(); }
   /// Returns the number of tracked operations that are still alive.
   size_t countAlive() const;
+
+  /// Returns the entries whose op died since the previous call (or since
+  /// tracking started), in walk order.
+  std::vector<const Entry *> collectNewlyDead();
 
   /// Prints one line per tracked op: "alive" or "dead", its name and location.
   void print(llvm::raw_ostream &os) const;

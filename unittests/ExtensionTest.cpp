@@ -1,0 +1,153 @@
+//===- ExtensionTest.cpp - Weak containers and reference scopes -----------===//
+//
+// Part of the mlir-weakref project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlir-weakref/WeakOpMap.h"
+#include "mlir-weakref/WeakOpRefScope.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseMap.h"
+#include "gtest/gtest.h"
+
+#include <string>
+
+using namespace mlir;
+using namespace mlir::weakref;
+
+namespace {
+class ExtensionTest : public ::testing::Test {
+protected:
+  ExtensionTest() { context.allowUnregisteredDialects(); }
+  Operation *createOp() {
+    return Operation::create(OperationState(UnknownLoc::get(&context), "t.op"));
+  }
+  /// Destroys `op` and allocates same-shaped ops until one lands at its
+  /// address. Returns that op (owned by the caller), or null if the allocator
+  /// never reused the address; `others` receives the ops allocated meanwhile.
+  Operation *eraseAndReuseAddress(Operation *op,
+                                  SmallVectorImpl<Operation *> &others) {
+    void *address = op;
+    op->destroy();
+    for (int i = 0; i < 1000; ++i) {
+      Operation *fresh = createOp();
+      if (fresh == address)
+        return fresh;
+      others.push_back(fresh);
+    }
+    return nullptr;
+  }
+  MLIRContext context;
+};
+
+TEST_F(ExtensionTest, MapForgetsDestroyedOps) {
+  WeakOpMap<std::string> map;
+  Operation *a = createOp(), *b = createOp();
+  EXPECT_TRUE(map.insert(a, "a").second);
+  EXPECT_FALSE(map.insert(a, "again").second);
+  map[b] = "b";
+  EXPECT_EQ(*map.lookup(a), "a");
+  EXPECT_EQ(map.size(), 2u);
+
+  a->destroy();
+  EXPECT_EQ(map.size(), 1u);
+  EXPECT_EQ(map.getNumStoredEntries(), 2u);
+  std::vector<std::string> seen;
+  map.forEach([&](Operation *op, std::string &value) {
+    EXPECT_EQ(op, b);
+    seen.push_back(value);
+  });
+  EXPECT_EQ(seen, std::vector<std::string>{"b"});
+  EXPECT_EQ(map.purge(), 1u);
+  EXPECT_EQ(map.getNumStoredEntries(), 1u);
+  EXPECT_TRUE(map.erase(b));
+  EXPECT_FALSE(map.contains(b));
+  b->destroy();
+}
+
+// The stale-cache bug: a DenseMap<Operation *, T> finds a dead op's entry for
+// a new op at the same address; a WeakOpMap does not.
+TEST_F(ExtensionTest, MapLookupNeverMatchesReusedAddress) {
+  WeakOpMap<int> map;
+  llvm::DenseMap<Operation *, int> plain;
+  Operation *op = createOp();
+  map[op] = 42;
+  plain[op] = 42;
+  SmallVector<Operation *> others;
+  Operation *fresh = eraseAndReuseAddress(op, others);
+  if (!fresh)
+    GTEST_SKIP() << "the allocator never reused the address (ASan?)";
+  EXPECT_TRUE(plain.count(fresh)) << "the bug this container fixes";
+  EXPECT_FALSE(map.contains(fresh));
+  EXPECT_EQ(map.lookup(fresh), nullptr);
+  EXPECT_EQ(map.size(), 0u);
+  // Inserting the new op reuses the dead entry's slot.
+  EXPECT_TRUE(map.insert(fresh, 7).second);
+  EXPECT_EQ(*map.lookup(fresh), 7);
+  EXPECT_EQ(map.getNumStoredEntries(), 1u);
+  fresh->destroy();
+  for (Operation *o : others)
+    o->destroy();
+}
+
+TEST_F(ExtensionTest, MapPurgesWhenGrowing) {
+  WeakOpMap<int> map;
+  for (int i = 0; i < 1000; ++i) {
+    Operation *op = createOp();
+    map[op] = i;
+    op->destroy();
+  }
+  // Dead entries are reclaimed as the map grows, so storage stays bounded.
+  EXPECT_EQ(map.size(), 0u);
+  EXPECT_LT(map.getNumStoredEntries(), 64u);
+}
+
+TEST_F(ExtensionTest, SetForgetsDestroyedOps) {
+  WeakOpSet set;
+  Operation *op = createOp();
+  EXPECT_TRUE(set.insert(op));
+  EXPECT_FALSE(set.insert(op));
+  EXPECT_TRUE(set.contains(op));
+  SmallVector<Operation *> others;
+  Operation *fresh = eraseAndReuseAddress(op, others);
+  EXPECT_TRUE(set.empty());
+  if (fresh) {
+    EXPECT_FALSE(set.contains(fresh));
+    fresh->destroy();
+  }
+  for (Operation *o : others)
+    o->destroy();
+}
+
+TEST_F(ExtensionTest, ScopeOwnsAndReleasesReferences) {
+  Operation *a = createOp(), *b = createOp();
+  {
+    WeakOpRef outside(a);
+    WeakOpRefScope scope;
+    const WeakOpRef &ra = scope.create(a);
+    const WeakOpRef &rb = scope.create(b);
+    for (int i = 0; i < 100; ++i)
+      scope.create(a);
+    EXPECT_EQ(scope.size(), 102u);
+    EXPECT_EQ(outside.getUseCount(), 102u);
+    // Earlier references stay put while the scope grows.
+    EXPECT_EQ(ra.get(), a);
+    EXPECT_EQ(rb.get(), b);
+    b->destroy();
+    EXPECT_EQ(scope.countAlive(), 101u);
+    EXPECT_TRUE(rb.isExpired());
+    scope.reset();
+    EXPECT_EQ(scope.size(), 0u);
+    EXPECT_EQ(outside.getUseCount(), 1u);
+    scope.create(a);
+    EXPECT_EQ(outside.getUseCount(), 2u);
+  }
+  // The scope's end dropped its references; the op itself is untouched.
+  WeakOpRef after(a);
+  EXPECT_EQ(after.getUseCount(), 1u);
+  a->destroy();
+}
+
+} // namespace

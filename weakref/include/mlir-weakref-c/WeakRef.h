@@ -1,0 +1,88 @@
+/*===-- mlir-weakref-c/WeakRef.h - Weak reference extension C API -*- C -*-===*\
+|*                                                                            *|
+|* Part of the mlir-weakref project, under the Apache License v2.0 with LLVM  *|
+|* Exceptions.                                                                *|
+|*                                                                            *|
+\*===----------------------------------------------------------------------===*/
+/*
+ * C API of the mlir-weakref extension, on top of the MlirOperationRef API of
+ * the patched MLIR (mlir-c/IR.h): weak maps and sets keyed by operation, and
+ * scopes that own references. Every function accepts null handles and then
+ * returns false, 0 or a null value; none of them crashes on one.
+ */
+
+#ifndef MLIR_WEAKREF_C_WEAKREF_H
+#define MLIR_WEAKREF_C_WEAKREF_H
+
+#include "mlir-c/IR.h"
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DEFINE_C_API_STRUCT(name, storage)                                     \
+  struct name {                                                                \
+    storage *ptr;                                                              \
+  };                                                                           \
+  typedef struct name name
+
+DEFINE_C_API_STRUCT(MlirWeakOpMap, void);
+DEFINE_C_API_STRUCT(MlirWeakOpRefScope, void);
+
+#undef DEFINE_C_API_STRUCT
+
+/*===----------------------------------------------------------------------===
+ * Weak operation maps: operation -> intptr_t, forgetting destroyed operations.
+ * A lookup never matches an operation allocated at a dead operation's address.
+ *===----------------------------------------------------------------------===*/
+
+MLIR_CAPI_EXPORTED MlirWeakOpMap mlirWeakOpMapCreate(void);
+MLIR_CAPI_EXPORTED void mlirWeakOpMapDestroy(MlirWeakOpMap map);
+static inline bool mlirWeakOpMapIsNull(MlirWeakOpMap map) { return !map.ptr; }
+
+/// Maps `op` to `value` unless it already has a value. Returns true if it was
+/// inserted; false if `op` already had an entry or an argument is null.
+MLIR_CAPI_EXPORTED bool mlirWeakOpMapInsert(MlirWeakOpMap map, MlirOperation op,
+                                            intptr_t value);
+/// Stores the value for `op` into `*value` and returns true if `op` has one.
+MLIR_CAPI_EXPORTED bool mlirWeakOpMapLookup(MlirWeakOpMap map, MlirOperation op,
+                                            intptr_t *value);
+/// Removes `op`'s entry. Returns true if it had one.
+MLIR_CAPI_EXPORTED bool mlirWeakOpMapErase(MlirWeakOpMap map, MlirOperation op);
+/// Returns the number of entries whose operation is alive.
+MLIR_CAPI_EXPORTED size_t mlirWeakOpMapSize(MlirWeakOpMap map);
+/// Reclaims the storage of entries whose operation died; returns how many.
+MLIR_CAPI_EXPORTED size_t mlirWeakOpMapPurge(MlirWeakOpMap map);
+
+/*===----------------------------------------------------------------------===
+ * Reference scopes: own references until destroyed.
+ *===----------------------------------------------------------------------===*/
+
+MLIR_CAPI_EXPORTED MlirWeakOpRefScope mlirWeakOpRefScopeCreate(void);
+/// Drops every reference the scope owns and frees the scope.
+MLIR_CAPI_EXPORTED void mlirWeakOpRefScopeDestroy(MlirWeakOpRefScope scope);
+static inline bool mlirWeakOpRefScopeIsNull(MlirWeakOpRefScope scope) {
+  return !scope.ptr;
+}
+
+/// Creates a reference to `op` owned by `scope`, and returns it borrowed: it
+/// may be passed to mlirOperationRefDeref/Copy/IsExpired/Equal until the
+/// scope is destroyed or reset, and must not be passed to
+/// mlirOperationRefDestroy. Returns a null reference if an argument is null.
+MLIR_CAPI_EXPORTED MlirOperationRef
+mlirWeakOpRefScopeCreateRef(MlirWeakOpRefScope scope, MlirOperation op);
+/// Returns the number of references owned by the scope.
+MLIR_CAPI_EXPORTED size_t mlirWeakOpRefScopeSize(MlirWeakOpRefScope scope);
+/// Returns how many of them refer to a live operation.
+MLIR_CAPI_EXPORTED size_t
+mlirWeakOpRefScopeCountAlive(MlirWeakOpRefScope scope);
+/// Drops every reference the scope owns; the scope stays usable.
+MLIR_CAPI_EXPORTED void mlirWeakOpRefScopeReset(MlirWeakOpRefScope scope);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MLIR_WEAKREF_C_WEAKREF_H */
