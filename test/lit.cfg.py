@@ -10,11 +10,13 @@ from lit.llvm.subst import ToolSubst
 config.name = "MLIR_WEAKREF"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".c", ".py"]
-config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs"]
+config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs", "setup"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.weakref_obj_root, "test")
 
 config.substitutions.append(("%PYTHON", config.python_executable))
+# The shared library that exports the whole C API, for ctypes.
+config.substitutions.append(("%weakref_c_lib", config.weakref_c_lib))
 
 llvm_config.with_system_environment(["HOME", "TMP", "TEMP"])
 llvm_config.use_default_substitutions()
@@ -26,6 +28,7 @@ tools = [
     ToolSubst("not", unresolved="fatal"),
     ToolSubst("weakref-demo", unresolved="fatal"),
     ToolSubst("weakref-opt", unresolved="fatal"),
+    ToolSubst("weakref-capi-test", unresolved="fatal"),
 ]
 llvm_config.add_tool_substitutions(
     tools, [config.weakref_tools_dir, config.filecheck_dir]

@@ -1,0 +1,111 @@
+//===- weakref-capi.c - Test of the mlir-weakref extension C API ----------===//
+//
+// Part of the mlir-weakref project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+
+// RUN: weakref-capi-test 2>&1 | FileCheck %s
+
+#include "mlir-c/IR.h"
+#include "mlir-weakref-c/WeakRef.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static MlirOperation createOp(MlirContext ctx) {
+  MlirOperationState state = mlirOperationStateGet(
+      mlirStringRefCreateFromCString("t.op"), mlirLocationUnknownGet(ctx));
+  return mlirOperationCreate(&state);
+}
+
+static void testNullHandles(void) {
+  // CHECK-LABEL: @testNullHandles
+  fprintf(stderr, "@testNullHandles\n");
+  MlirWeakOpMap map = {NULL};
+  MlirWeakOpRefScope scope = {NULL};
+  MlirOperation op = {NULL};
+  intptr_t value = -1;
+  // CHECK: map: 0 0 0 0 0 value -1
+  fprintf(stderr, "map: %d %d %d %zu %zu value %ld\n",
+          mlirWeakOpMapInsert(map, op, 1), mlirWeakOpMapLookup(map, op, &value),
+          mlirWeakOpMapErase(map, op), mlirWeakOpMapSize(map),
+          mlirWeakOpMapPurge(map), (long)value);
+  mlirWeakOpMapDestroy(map);
+  // CHECK: scope: 1 0 0
+  fprintf(stderr, "scope: %d %zu %zu\n",
+          mlirOperationRefIsNull(mlirWeakOpRefScopeCreateRef(scope, op)),
+          mlirWeakOpRefScopeSize(scope), mlirWeakOpRefScopeCountAlive(scope));
+  mlirWeakOpRefScopeReset(scope);
+  mlirWeakOpRefScopeDestroy(scope);
+
+  // A real map given a null op.
+  map = mlirWeakOpMapCreate();
+  // CHECK: null op: 0 0
+  fprintf(stderr, "null op: %d %d\n", mlirWeakOpMapInsert(map, op, 1),
+          mlirWeakOpMapLookup(map, op, NULL));
+  mlirWeakOpMapDestroy(map);
+}
+
+static void testMapAcrossAddressReuse(void) {
+  // CHECK-LABEL: @testMapAcrossAddressReuse
+  fprintf(stderr, "@testMapAcrossAddressReuse\n");
+  MlirContext ctx = mlirContextCreate();
+  mlirContextSetAllowUnregisteredDialects(ctx, true);
+  MlirWeakOpMap map = mlirWeakOpMapCreate();
+  MlirOperation op = createOp(ctx);
+  intptr_t value = 0;
+  // CHECK: insert 1 again 0 lookup 1 -> 42 size 1
+  int inserted = mlirWeakOpMapInsert(map, op, 42);
+  int again = mlirWeakOpMapInsert(map, op, 43);
+  int found = mlirWeakOpMapLookup(map, op, &value);
+  fprintf(stderr, "insert %d again %d lookup %d -> %ld size %zu\n", inserted,
+          again, found, (long)value, mlirWeakOpMapSize(map));
+
+  void *address = op.ptr;
+  mlirOperationDestroy(op);
+  int stale = 0;
+  for (int i = 0; i < 1000; ++i) {
+    MlirOperation fresh = createOp(ctx);
+    if (fresh.ptr == address)
+      stale |= mlirWeakOpMapLookup(map, fresh, &value);
+    mlirOperationDestroy(fresh);
+  }
+  // CHECK: after destroy: size 0, stale match 0, purged 1
+  fprintf(stderr, "after destroy: size %zu, stale match %d, purged %zu\n",
+          mlirWeakOpMapSize(map), stale, mlirWeakOpMapPurge(map));
+  mlirWeakOpMapDestroy(map);
+  mlirContextDestroy(ctx);
+}
+
+static void testScope(void) {
+  // CHECK-LABEL: @testScope
+  fprintf(stderr, "@testScope\n");
+  MlirContext ctx = mlirContextCreate();
+  mlirContextSetAllowUnregisteredDialects(ctx, true);
+  MlirOperation a = createOp(ctx), b = createOp(ctx);
+  MlirWeakOpRefScope scope = mlirWeakOpRefScopeCreate();
+  MlirOperationRef ra = mlirWeakOpRefScopeCreateRef(scope, a);
+  MlirOperationRef rb = mlirWeakOpRefScopeCreateRef(scope, b);
+  // A copy made from a borrowed reference is owned by the caller.
+  MlirOperationRef kept = mlirOperationRefCopy(rb);
+  mlirOperationDestroy(b);
+  // CHECK: size 2 alive 1 a live 1 b expired 1
+  fprintf(stderr, "size %zu alive %zu a live %d b expired %d\n",
+          mlirWeakOpRefScopeSize(scope), mlirWeakOpRefScopeCountAlive(scope),
+          mlirOperationEqual(mlirOperationRefDeref(ra), a),
+          mlirOperationRefIsExpired(rb));
+  mlirWeakOpRefScopeDestroy(scope);
+  // CHECK: kept copy expired 1
+  fprintf(stderr, "kept copy expired %d\n", mlirOperationRefIsExpired(kept));
+  mlirOperationRefDestroy(kept);
+  mlirOperationDestroy(a);
+  mlirContextDestroy(ctx);
+}
+
+int main(void) {
+  testNullHandles();
+  testMapAcrossAddressReuse();
+  testScope();
+  return EXIT_SUCCESS;
+}

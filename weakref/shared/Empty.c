@@ -1,0 +1,1 @@
+/* The library is made of whole static archives; see CMakeLists.txt. */
