@@ -212,7 +212,8 @@ static void BM_ParallelCanonicalize(benchmark::State &state) {
   std::string text;
   llvm::raw_string_ostream os(text);
   for (unsigned f = 0; f < 128; ++f) {
-    os << "func.func @f" << f << "(%a: i32) -> i32 {\n  %v0 = arith.addi %a, %a : i32\n";
+    os << "func.func @f" << f
+       << "(%a: i32) -> i32 {\n  %v0 = arith.addi %a, %a : i32\n";
     for (unsigned i = 1; i < 33; ++i)
       os << "  %c" << i << " = arith.constant " << i << " : i32\n  %z" << i
          << " = arith.subi %c" << i << ", %c" << i << " : i32\n  %v" << i

@@ -1,4 +1,4 @@
-//===- Workload.cpp - Workloads for the zero-cost comparison ---------------===//
+//===- Workload.cpp - Workloads for the zero-cost comparison --------------===//
 //
 // Part of the mlir-weakref project, under the Apache License v2.0 with LLVM
 // Exceptions.

@@ -6,9 +6,9 @@
 
 int main(void) {
   MlirContext ctx = mlirContextCreate();
-  MlirOperation module = mlirOperationCreateParse(
-      ctx, mlirStringRefCreateFromCString("module {}"),
-      mlirStringRefCreateFromCString("example"));
+  MlirOperation module =
+      mlirOperationCreateParse(ctx, mlirStringRefCreateFromCString("module {}"),
+                               mlirStringRefCreateFromCString("example"));
   MlirOperationRef ref = mlirOperationRefCreate(module);
   MlirWeakOpRefScope scope = mlirWeakOpRefScopeCreate();
   mlirWeakOpRefScopeCreateRef(scope, module);

@@ -15,13 +15,13 @@ int main() {
   DialectRegistry registry;
   registry.insert<arith::ArithDialect, func::FuncDialect>();
   MLIRContext context(registry);
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
-      "func.func @f(%a: i32) -> i32 {\n"
-      "  %c = arith.constant 0 : i32\n"
-      "  %x = arith.addi %a, %c : i32\n"
-      "  return %x : i32\n"
-      "}\n",
-      &context);
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>("func.func @f(%a: i32) -> i32 {\n"
+                                  "  %c = arith.constant 0 : i32\n"
+                                  "  %x = arith.addi %a, %c : i32\n"
+                                  "  return %x : i32\n"
+                                  "}\n",
+                                  &context);
   if (!module)
     return 1;
 

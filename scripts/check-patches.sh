@@ -27,7 +27,7 @@ git -C "$TMP/git" add -A
 git -C "$TMP/git" -c user.name=check -c user.email=check@localhost commit -qm "llvmorg-19.1.7 (files touched by the series)"
 git -C "$TMP/git" tag base
 for p in "${patches[@]}"; do
-  git -C "$TMP/git" -c user.name=check -c user.email=check@localhost am -q --whitespace=error-all "$p" ||
+  git -C "$TMP/git" -c user.name=check -c user.email=check@localhost am -q --keep-non-patch --whitespace=error-all "$p" ||
     { echo "FAIL: git am $(basename "$p")"; exit 1; }
 done
 echo "ok: git am applies ${#patches[@]} patches"

@@ -216,10 +216,7 @@ TEST_F(CoreTest, AddressReuseAcrossManyCycles) {
   // Repeatedly erase referenced ops and allocate same-shaped ones: whenever
   // the allocator hands back an address, the old reference must stay dead.
   OwningOpRef<ModuleOp> module = parse("func.func @f() { return }");
-  Block &body = opsNamed(*module, "func.func")
-                    .front()
-                    ->getRegion(0)
-                    .front();
+  Block &body = opsNamed(*module, "func.func").front()->getRegion(0).front();
   OpBuilder builder = OpBuilder::atBlockBegin(&body);
   Location loc = UnknownLoc::get(context.get());
   SmallVector<std::pair<WeakOpRef, void *>> dead;
@@ -265,9 +262,8 @@ TEST_F(CoreTest, RewriterReplaceOpAndEraseOp) {
   WeakOpRef mulRef(mul), addRef(add);
   IRRewriter rewriter(context.get());
   rewriter.setInsertionPoint(add);
-  Operation *sub = rewriter.create<arith::SubIOp>(add->getLoc(),
-                                                  add->getOperand(0),
-                                                  add->getOperand(1));
+  Operation *sub = rewriter.create<arith::SubIOp>(
+      add->getLoc(), add->getOperand(0), add->getOperand(1));
   rewriter.replaceOp(add, sub->getResults());
   rewriter.eraseOp(mul);
   EXPECT_FALSE(addRef);

@@ -7,7 +7,10 @@
 
 // RUN: weakref-capi-test 2>&1 | FileCheck %s
 
+#include "mlir-c/Dialect/Arith.h"
+#include "mlir-c/Dialect/Func.h"
 #include "mlir-c/IR.h"
+#include "mlir-c/Transforms.h"
 #include "mlir-weakref-c/WeakRef.h"
 
 #include <stdio.h>
@@ -103,9 +106,69 @@ static void testScope(void) {
   mlirContextDestroy(ctx);
 }
 
+static void printToStderr(MlirStringRef text, void *userData) {
+  (void)userData;
+  fwrite(text.data, 1, text.length, stderr);
+}
+
+static void testProvenance(void) {
+  // CHECK-LABEL: @testProvenance
+  fprintf(stderr, "@testProvenance\n");
+  MlirContext ctx = mlirContextCreate();
+  mlirDialectHandleRegisterDialect(mlirGetDialectHandle__func__(), ctx);
+  mlirDialectHandleRegisterDialect(mlirGetDialectHandle__arith__(), ctx);
+  MlirErasureProvenance provenance = mlirErasureProvenanceEnable(ctx);
+  // CHECK: enabled 1, second 0, null context 0
+  fprintf(stderr, "enabled %d, second %d, null context %d\n",
+          !mlirErasureProvenanceIsNull(provenance),
+          !mlirErasureProvenanceIsNull(mlirErasureProvenanceEnable(ctx)),
+          !mlirErasureProvenanceIsNull(
+              mlirErasureProvenanceEnable((MlirContext){NULL})));
+
+  MlirOperation module = mlirOperationCreateParse(
+      ctx,
+      mlirStringRefCreateFromCString("module {\n"
+                                     "  func.func @f(%a: i32) -> i32 {\n"
+                                     "    %dead = arith.muli %a, %a : i32\n"
+                                     "    return %a : i32\n"
+                                     "  }\n"
+                                     "}\n"),
+      mlirStringRefCreateFromCString("prov.mlir"));
+  MlirOperation func = mlirBlockGetFirstOperation(
+      mlirRegionGetFirstBlock(mlirOperationGetRegion(module, 0)));
+  MlirOperation mul = mlirBlockGetFirstOperation(
+      mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0)));
+  MlirOperationRef ref = mlirOperationRefCreate(mul);
+  // CHECK: alive: described 0
+  fprintf(stderr, "alive: described %d\n",
+          mlirErasureProvenanceDescribe(provenance, ref, printToStderr, NULL));
+
+  MlirPassManager pm = mlirPassManagerCreate(ctx);
+  mlirErasureProvenanceInstrument(provenance, pm);
+  MlirOpPassManager funcPm = mlirPassManagerGetNestedUnder(
+      pm, mlirStringRefCreateFromCString("func.func"));
+  mlirOpPassManagerAddOwnedPass(funcPm, mlirCreateTransformsCanonicalizer());
+  mlirPassManagerRunOnOp(pm, module);
+  // CHECK: dead: `arith.muli` at loc("prov.mlir":3:13)
+  // CHECK-SAME: erased during pass 'canonicalize'
+  fprintf(stderr, "dead: ");
+  mlirErasureProvenanceDescribe(provenance, ref, printToStderr, NULL);
+  fprintf(stderr, "\n");
+  // CHECK: null ref: 0
+  fprintf(stderr, "null ref: %d\n",
+          mlirErasureProvenanceDescribe(provenance, (MlirOperationRef){NULL},
+                                        printToStderr, NULL));
+  mlirPassManagerDestroy(pm);
+  mlirOperationRefDestroy(ref);
+  mlirOperationDestroy(module);
+  mlirErasureProvenanceDestroy(provenance);
+  mlirContextDestroy(ctx);
+}
+
 int main(void) {
   testNullHandles();
   testMapAcrossAddressReuse();
   testScope();
+  testProvenance();
   return EXIT_SUCCESS;
 }

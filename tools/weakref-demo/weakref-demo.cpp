@@ -55,7 +55,8 @@ static llvm::cl::opt<std::string>
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   registerTransformsPasses();
-  llvm::cl::ParseCommandLineOptions(argc, argv, "weak operation references demo\n");
+  llvm::cl::ParseCommandLineOptions(argc, argv,
+                                    "weak operation references demo\n");
 
   DialectRegistry registry;
   registry.insert<arith::ArithDialect, func::FuncDialect>();
@@ -95,8 +96,7 @@ int main(int argc, char **argv) {
 
   tracker.print(llvm::outs());
   size_t alive = tracker.countAlive();
-  llvm::outs() << alive << " survived, " << tracker.size() - alive
-               << " died\n";
+  llvm::outs() << alive << " survived, " << tracker.size() - alive << " died\n";
 
   // Destroying the module kills every remaining reference.
   module = nullptr;

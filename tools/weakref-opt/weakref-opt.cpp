@@ -40,8 +40,7 @@ static llvm::cl::opt<std::string>
     pipeline("pass-pipeline",
              llvm::cl::desc("Pass pipeline, e.g. 'builtin.module(cse)'"),
              llvm::cl::Required);
-static llvm::cl::opt<bool> emitJson("json",
-                                    llvm::cl::desc("Report as JSON"));
+static llvm::cl::opt<bool> emitJson("json", llvm::cl::desc("Report as JSON"));
 static llvm::cl::opt<bool>
     disableThreading("mlir-disable-threading",
                      llvm::cl::desc("Run the passes on a single thread"));
@@ -86,8 +85,7 @@ private:
 };
 } // namespace
 
-static void printText(const OpTracker &tracker,
-                      ArrayRef<PassReport> reports) {
+static void printText(const OpTracker &tracker, ArrayRef<PassReport> reports) {
   llvm::outs() << "tracking " << tracker.size() << " operations\n";
   for (const PassReport &report : reports) {
     llvm::outs() << "pass " << report.pass << ": " << report.died.size()
@@ -141,8 +139,8 @@ int main(int argc, char **argv) {
       argc, argv, "report which operations each pass destroys\n");
 
   DialectRegistry registry;
-  registry.insert<arith::ArithDialect, cf::ControlFlowDialect,
-                  func::FuncDialect>();
+  registry
+      .insert<arith::ArithDialect, cf::ControlFlowDialect, func::FuncDialect>();
   MLIRContext context(registry);
   if (disableThreading)
     context.disableMultithreading();
@@ -168,8 +166,8 @@ int main(int argc, char **argv) {
   OpTracker tracker;
   tracker.trackAll(module->getOperation());
   std::vector<PassReport> reports;
-  pm.addInstrumentation(
-      std::make_unique<DeathRecorder>(module->getOperation(), tracker, reports));
+  pm.addInstrumentation(std::make_unique<DeathRecorder>(module->getOperation(),
+                                                        tracker, reports));
   bool ok = succeeded(pm.run(*module));
 
   if (emitJson)

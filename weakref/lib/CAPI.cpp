@@ -6,9 +6,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlir-weakref-c/WeakRef.h"
+#include "mlir-weakref/ErasureProvenance.h"
 #include "mlir-weakref/WeakOpMap.h"
 #include "mlir-weakref/WeakOpRefScope.h"
 #include "mlir/CAPI/IR.h"
+#include "mlir/CAPI/Pass.h"
+#include "mlir/CAPI/Support.h"
 #include "mlir/CAPI/Wrap.h"
 
 using namespace mlir;
@@ -17,6 +20,7 @@ using namespace mlir::weakref;
 using WeakIntMap = WeakOpMap<intptr_t>;
 DEFINE_C_API_PTR_METHODS(MlirWeakOpMap, WeakIntMap)
 DEFINE_C_API_PTR_METHODS(MlirWeakOpRefScope, WeakOpRefScope)
+DEFINE_C_API_PTR_METHODS(MlirErasureProvenance, ErasureProvenance)
 
 //===----------------------------------------------------------------------===//
 // Weak operation maps
@@ -32,8 +36,7 @@ bool mlirWeakOpMapInsert(MlirWeakOpMap map, MlirOperation op, intptr_t value) {
   return unwrap(map)->insert(unwrap(op), value).second;
 }
 
-bool mlirWeakOpMapLookup(MlirWeakOpMap map, MlirOperation op,
-                         intptr_t *value) {
+bool mlirWeakOpMapLookup(MlirWeakOpMap map, MlirOperation op, intptr_t *value) {
   if (mlirWeakOpMapIsNull(map) || mlirOperationIsNull(op))
     return false;
   const intptr_t *found = unwrap(map)->lookup(unwrap(op));
@@ -88,4 +91,43 @@ size_t mlirWeakOpRefScopeCountAlive(MlirWeakOpRefScope scope) {
 void mlirWeakOpRefScopeReset(MlirWeakOpRefScope scope) {
   if (!mlirWeakOpRefScopeIsNull(scope))
     unwrap(scope)->reset();
+}
+
+//===----------------------------------------------------------------------===//
+// Erasure provenance
+//===----------------------------------------------------------------------===//
+
+MlirErasureProvenance mlirErasureProvenanceEnable(MlirContext ctx) {
+  if (mlirContextIsNull(ctx))
+    return {nullptr};
+  return wrap(ErasureProvenance::enable(unwrap(ctx)).release());
+}
+
+void mlirErasureProvenanceDestroy(MlirErasureProvenance provenance) {
+  delete unwrap(provenance);
+}
+
+void mlirErasureProvenanceInstrument(MlirErasureProvenance provenance,
+                                     MlirPassManager pm) {
+  if (!mlirErasureProvenanceIsNull(provenance) && !mlirPassManagerIsNull(pm))
+    unwrap(provenance)->instrument(*unwrap(pm));
+}
+
+bool mlirErasureProvenanceDescribe(MlirErasureProvenance provenance,
+                                   MlirOperationRef ref,
+                                   MlirStringCallback callback,
+                                   void *userData) {
+  if (mlirErasureProvenanceIsNull(provenance) || mlirOperationRefIsNull(ref))
+    return false;
+  // Look the borrowed handle up without taking its ownership.
+  WeakOpRef weak = WeakOpRef::adoptOpaquePointer(ref.ptr);
+  std::optional<ErasureProvenance::Record> record =
+      unwrap(provenance)->lookup(weak);
+  (void)weak.releaseAsOpaquePointer();
+  if (!record)
+    return false;
+  std::string text = record->describe();
+  if (callback)
+    callback(mlirStringRefCreate(text.data(), text.size()), userData);
+  return true;
 }

@@ -15,6 +15,7 @@
 #define MLIR_WEAKREF_C_WEAKREF_H
 
 #include "mlir-c/IR.h"
+#include "mlir-c/Pass.h"
 
 #include <stdint.h>
 
@@ -30,6 +31,7 @@ extern "C" {
 
 DEFINE_C_API_STRUCT(MlirWeakOpMap, void);
 DEFINE_C_API_STRUCT(MlirWeakOpRefScope, void);
+DEFINE_C_API_STRUCT(MlirErasureProvenance, void);
 
 #undef DEFINE_C_API_STRUCT
 
@@ -80,6 +82,35 @@ MLIR_CAPI_EXPORTED size_t
 mlirWeakOpRefScopeCountAlive(MlirWeakOpRefScope scope);
 /// Drops every reference the scope owns; the scope stays usable.
 MLIR_CAPI_EXPORTED void mlirWeakOpRefScopeReset(MlirWeakOpRefScope scope);
+
+/*===----------------------------------------------------------------------===
+ * Erasure provenance: what destroyed a referenced operation.
+ *===----------------------------------------------------------------------===*/
+
+/// Starts recording, for `ctx`, the name, location and running pass of each
+/// weakly referenced operation that is destroyed. Returns a null handle if
+/// `ctx` is null or already has a recorder.
+MLIR_CAPI_EXPORTED MlirErasureProvenance
+mlirErasureProvenanceEnable(MlirContext ctx);
+/// Stops recording and frees the recorder.
+MLIR_CAPI_EXPORTED void
+mlirErasureProvenanceDestroy(MlirErasureProvenance provenance);
+static inline bool
+mlirErasureProvenanceIsNull(MlirErasureProvenance provenance) {
+  return !provenance.ptr;
+}
+/// Attributes erasures made by `pm`'s passes to those passes.
+MLIR_CAPI_EXPORTED void
+mlirErasureProvenanceInstrument(MlirErasureProvenance provenance,
+                                MlirPassManager pm);
+/// If the operation `ref` refers to was destroyed while recording, calls
+/// `callback` with a description such as
+/// "`arith.constant` at loc(...) erased during pass 'canonicalize'" and
+/// returns true. Returns false otherwise, or if an argument is null.
+MLIR_CAPI_EXPORTED bool
+mlirErasureProvenanceDescribe(MlirErasureProvenance provenance,
+                              MlirOperationRef ref, MlirStringCallback callback,
+                              void *userData);
 
 #ifdef __cplusplus
 }

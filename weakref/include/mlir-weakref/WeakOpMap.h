@@ -1,4 +1,4 @@
-//===- WeakOpMap.h - Maps and sets keyed by weakly referenced ops -*- C++ -*-===//
+//===- WeakOpMap.h - Weak maps and sets of operations -----------*- C++ -*-===//
 //
 // Part of the mlir-weakref project, under the Apache License v2.0 with LLVM
 // Exceptions.
@@ -105,7 +105,8 @@ public:
 
   /// Returns the number of entries whose operation is alive.
   size_t size() const {
-    return llvm::count_if(storage, [](auto &kv) { return bool(kv.second.ref); });
+    return llvm::count_if(storage,
+                          [](auto &kv) { return bool(kv.second.ref); });
   }
   bool empty() const { return size() == 0; }
   void clear() { storage.clear(); }

@@ -1,4 +1,4 @@
-//===- WeakOpRefScope.h - Owns weak references for a phase of work -*- C++ -*-=//
+//===- WeakOpRefScope.h - Scoped weak references ----------------*- C++ -*-===//
 //
 // Part of the mlir-weakref project, under the Apache License v2.0 with LLVM
 // Exceptions.

@@ -1,0 +1,85 @@
+//===- ErasureProvenance.h - What erased a referenced op? -------*- C++ -*-===//
+//
+// Part of the mlir-weakref project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// ErasureProvenance records, for each weakly referenced op destroyed while it
+// is enabled, the op's name and location and the pass that was running on the
+// destroying thread, so that a dead reference can say what happened to it:
+//
+//   `arith.constant` at loc("in.mlir":3:8) erased during pass 'canonicalize'
+//
+// It is opt-in per context (through the context's weak reference destruction
+// hook), at most one per context, and costs nothing when not enabled. Passes
+// are known only for pass managers instrumented with `instrument`.
+//
+// Records are keyed by reference identity and hold a reference themselves, so
+// a record can never be confused with a later op at the same address. Records
+// no reference can ask about any more are dropped by `purge`, which also runs
+// as the table grows.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLIR_WEAKREF_ERASUREPROVENANCE_H
+#define MLIR_WEAKREF_ERASUREPROVENANCE_H
+
+#include "mlir/IR/WeakOpRef.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+namespace mlir {
+class PassManager;
+
+namespace weakref {
+
+class ErasureProvenance {
+public:
+  struct Record {
+    std::string opName;
+    std::string location;
+    /// The innermost pass running on the destroying thread, or empty.
+    std::string pass;
+
+    /// "`name` at loc(...) erased during pass 'pass'".
+    std::string describe() const;
+  };
+
+  /// Starts recording for `context`. Returns null if `context` is null or
+  /// already has a recorder.
+  static std::unique_ptr<ErasureProvenance> enable(MLIRContext *context);
+  /// Stops recording; outstanding records are dropped.
+  ~ErasureProvenance();
+
+  /// Attributes erasures made by `pm`'s passes to them.
+  void instrument(PassManager &pm);
+
+  /// Returns what destroyed the op `ref` referred to, if it was destroyed
+  /// while recording.
+  std::optional<Record> lookup(const WeakOpRef &ref) const;
+
+  /// Drops records that no reference outside this recorder can ask about.
+  /// Returns how many were dropped.
+  size_t purge();
+  size_t size() const;
+
+private:
+  explicit ErasureProvenance(MLIRContext *context) : context(context) {}
+  static void onDestroy(Operation *op, void *self);
+  size_t purgeLocked();
+
+  MLIRContext *context;
+  mutable std::mutex mutex;
+  llvm::DenseMap<WeakOpRef, Record> records;
+  size_t purgeThreshold = 1024;
+};
+
+} // namespace weakref
+} // namespace mlir
+
+#endif // MLIR_WEAKREF_ERASUREPROVENANCE_H

@@ -1,0 +1,121 @@
+//===- ErasureProvenance.cpp - What erased a referenced op? ---------------===//
+//
+// Part of the mlir-weakref project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlir-weakref/ErasureProvenance.h"
+#include "mlir/IR/Location.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassInstrumentation.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+using namespace mlir::weakref;
+
+namespace {
+/// The passes running on this thread, innermost last. Nested pipelines run on
+/// pass-manager worker threads, where their instrumentation runs too.
+thread_local SmallVector<Pass *, 4> runningPasses;
+
+class RunningPassTracker : public PassInstrumentation {
+  void runBeforePass(Pass *pass, Operation *) override {
+    runningPasses.push_back(pass);
+  }
+  void runAfterPass(Pass *pass, Operation *) override { pop(pass); }
+  void runAfterPassFailed(Pass *pass, Operation *) override { pop(pass); }
+  void pop(Pass *pass) {
+    assert(!runningPasses.empty() && runningPasses.back() == pass);
+    runningPasses.pop_back();
+  }
+};
+
+/// Contexts that have a recorder: the destruction hook is a single slot.
+std::mutex enabledMutex;
+llvm::DenseSet<MLIRContext *> enabledContexts;
+} // namespace
+
+std::string ErasureProvenance::Record::describe() const {
+  std::string text = "`" + opName + "` at " + location + " erased ";
+  text += pass.empty() ? "outside of any pass" : "during pass '" + pass + "'";
+  return text;
+}
+
+std::unique_ptr<ErasureProvenance>
+ErasureProvenance::enable(MLIRContext *context) {
+  if (!context)
+    return nullptr;
+  {
+    std::lock_guard<std::mutex> lock(enabledMutex);
+    if (!enabledContexts.insert(context).second)
+      return nullptr;
+  }
+  std::unique_ptr<ErasureProvenance> recorder(new ErasureProvenance(context));
+  setWeakOpRefDestructionHook(context, onDestroy, recorder.get());
+  return recorder;
+}
+
+ErasureProvenance::~ErasureProvenance() {
+  setWeakOpRefDestructionHook(context, nullptr, nullptr);
+  std::lock_guard<std::mutex> lock(enabledMutex);
+  enabledContexts.erase(context);
+}
+
+void ErasureProvenance::instrument(PassManager &pm) {
+  pm.addInstrumentation(std::make_unique<RunningPassTracker>());
+}
+
+void ErasureProvenance::onDestroy(Operation *op, void *userData) {
+  auto *self = static_cast<ErasureProvenance *>(userData);
+  Record record;
+  record.opName = op->getName().getStringRef().str();
+  llvm::raw_string_ostream os(record.location);
+  op->getLoc().print(os);
+  // The innermost named pass (pipeline adaptors have no argument).
+  for (Pass *pass : llvm::reverse(runningPasses)) {
+    if (!pass->getArgument().empty()) {
+      record.pass = pass->getArgument().str();
+      break;
+    }
+  }
+  // The reference keeps the control block, and so the record's key, alive.
+  WeakOpRef ref(op);
+  std::lock_guard<std::mutex> lock(self->mutex);
+  if (self->records.size() >= self->purgeThreshold) {
+    self->purgeLocked();
+    self->purgeThreshold = std::max<size_t>(1024, 2 * self->records.size());
+  }
+  self->records[std::move(ref)] = std::move(record);
+}
+
+std::optional<ErasureProvenance::Record>
+ErasureProvenance::lookup(const WeakOpRef &ref) const {
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = records.find(ref);
+  if (it == records.end())
+    return std::nullopt;
+  return it->second;
+}
+
+size_t ErasureProvenance::purgeLocked() {
+  size_t before = records.size();
+  for (auto it = records.begin(), end = records.end(); it != end;) {
+    auto current = it++;
+    if (current->first.getUseCount() == 1)
+      records.erase(current);
+  }
+  return before - records.size();
+}
+
+size_t ErasureProvenance::purge() {
+  std::lock_guard<std::mutex> lock(mutex);
+  return purgeLocked();
+}
+
+size_t ErasureProvenance::size() const {
+  std::lock_guard<std::mutex> lock(mutex);
+  return records.size();
+}
