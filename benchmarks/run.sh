@@ -38,12 +38,13 @@ echo "counting instructions with callgrind (patched vs baseline, same flags)..."
   done
 } >"$OUT/instructions.txt"
 
-echo "running weakref-bench (Google Benchmark)..."
 reps=5
 ((QUICK)) && reps=2
-"$PATCHED/bin/weakref-bench" --benchmark_repetitions=$reps \
-  --benchmark_enable_random_interleaving=true \
-  --benchmark_format=json --benchmark_out="$OUT/core.json" \
-  --benchmark_out_format=json >/dev/null
+for bench in core extension; do
+  echo "running weakref-$bench-bench (Google Benchmark, $reps repetitions, interleaved)..."
+  "$PATCHED/bin/weakref-$bench-bench" --benchmark_repetitions=$reps \
+    --benchmark_enable_random_interleaving=true \
+    --benchmark_out="$OUT/$bench.json" --benchmark_out_format=json >/dev/null
+done
 
 python3 "$ROOT/benchmarks/report.py" "$OUT" | tee "$OUT/report.md"

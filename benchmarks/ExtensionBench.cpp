@@ -1,0 +1,160 @@
+//===- ExtensionBench.cpp - Costs of the weakref/ extension ---------------===//
+//
+// Part of the mlir-weakref project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// WeakOpMap next to llvm::DenseMap<Operation *, T> (lookup of a present key;
+// insert of fresh ops, first reference included), and canonicalize with
+// erasure provenance on vs off. benchmarks/report.py prints the ratios.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlir-weakref/ErasureProvenance.h"
+#include "mlir-weakref/WeakOpMap.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <benchmark/benchmark.h>
+#include <chrono>
+
+using namespace mlir;
+
+namespace {
+constexpr unsigned kOps = 4096;
+
+struct Ops {
+  Ops() : context(MLIRContext::Threading::DISABLED) {
+    context.allowUnregisteredDialects();
+    for (Operation *&op : ops)
+      op = Operation::create(
+          OperationState(UnknownLoc::get(&context), "b.op"));
+  }
+  ~Ops() {
+    for (Operation *op : ops)
+      op->destroy();
+  }
+  MLIRContext context;
+  std::vector<Operation *> ops = std::vector<Operation *>(kOps);
+};
+
+template <typename MapT>
+void fill(MapT &map, Ops &ops) {
+  for (unsigned i = 0; i < kOps; ++i)
+    map[ops.ops[i]] = i;
+}
+
+double seconds(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                       start)
+      .count();
+}
+} // namespace
+
+static void BM_LookupDenseMap(benchmark::State &state) {
+  Ops ops;
+  llvm::DenseMap<Operation *, unsigned> map;
+  fill(map, ops);
+  unsigned i = 0;
+  for (auto _ : state)
+    benchmark::DoNotOptimize(map.lookup(ops.ops[i++ % kOps]));
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_LookupDenseMap);
+
+static void BM_LookupWeakOpMap(benchmark::State &state) {
+  Ops ops;
+  weakref::WeakOpMap<unsigned> map;
+  fill(map, ops);
+  unsigned i = 0;
+  for (auto _ : state)
+    benchmark::DoNotOptimize(map.lookup(ops.ops[i++ % kOps]));
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_LookupWeakOpMap);
+
+/// Inserting every op of a batch into an empty map; for WeakOpMap this
+/// includes creating each op's first weak reference.
+template <typename MapT>
+static void insertBatches(benchmark::State &state, Ops &ops) {
+  for (auto _ : state) {
+    MapT map;
+    auto start = std::chrono::steady_clock::now();
+    fill(map, ops);
+    state.SetIterationTime(seconds(start));
+  }
+  state.SetItemsProcessed(state.iterations() * kOps);
+}
+static void BM_InsertDenseMap(benchmark::State &state) {
+  Ops ops;
+  insertBatches<llvm::DenseMap<Operation *, unsigned>>(state, ops);
+}
+BENCHMARK(BM_InsertDenseMap)->UseManualTime();
+static void BM_InsertWeakOpMap(benchmark::State &state) {
+  Ops ops;
+  insertBatches<weakref::WeakOpMap<unsigned>>(state, ops);
+}
+BENCHMARK(BM_InsertWeakOpMap)->UseManualTime();
+/// The same when the ops already have a weak reference (as a binding's
+/// handles do): the map only adds one to each op's count.
+static void BM_InsertWeakOpMapReferenced(benchmark::State &state) {
+  Ops ops;
+  std::vector<WeakOpRef> held;
+  for (Operation *op : ops.ops)
+    held.emplace_back(op);
+  insertBatches<weakref::WeakOpMap<unsigned>>(state, ops);
+}
+BENCHMARK(BM_InsertWeakOpMapReferenced)->UseManualTime();
+
+/// canonicalize over 64 functions with every op referenced, provenance off
+/// (Arg 0) or on (Arg 1).
+static void BM_CanonicalizeProvenance(benchmark::State &state) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  for (unsigned f = 0; f < 64; ++f) {
+    os << "func.func @f" << f << "(%a: i32) -> i32 {\n";
+    os << "  %v0 = arith.addi %a, %a : i32\n";
+    for (unsigned i = 1; i < 33; ++i)
+      os << "  %c" << i << " = arith.constant " << i << " : i32\n  %z" << i
+         << " = arith.subi %c" << i << ", %c" << i << " : i32\n  %v" << i
+         << " = arith.addi %v" << i - 1 << ", %z" << i << " : i32\n";
+    os << "  return %v32 : i32\n}\n";
+  }
+  DialectRegistry registry;
+  registry.insert<arith::ArithDialect, func::FuncDialect>();
+  MLIRContext context(registry, MLIRContext::Threading::DISABLED);
+  context.loadAllAvailableDialects();
+  std::unique_ptr<weakref::ErasureProvenance> provenance;
+  if (state.range(0))
+    provenance = weakref::ErasureProvenance::enable(&context);
+  for (auto _ : state) {
+    state.PauseTiming();
+    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
+    std::vector<WeakOpRef> refs;
+    module->walk([&](Operation *op) { refs.emplace_back(op); });
+    PassManager pm(&context);
+    if (provenance)
+      provenance->instrument(pm);
+    pm.addPass(createCanonicalizerPass());
+    state.ResumeTiming();
+    if (failed(pm.run(*module)))
+      state.SkipWithError("canonicalize failed");
+    state.PauseTiming();
+    module = nullptr;
+    refs.clear();
+    if (provenance)
+      provenance->purge();
+    state.ResumeTiming();
+  }
+}
+BENCHMARK(BM_CanonicalizeProvenance)->Arg(0)->Arg(1)->Unit(
+    benchmark::kMillisecond);
+
+BENCHMARK_MAIN();
