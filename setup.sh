@@ -252,6 +252,10 @@ run_ninja() { # log ninja-args...
   done
   rc=${PIPESTATUS[0]}
   set -o pipefail
+  if ((rc == 0)); then
+    n=$(grep -c '^\[[0-9]*/[0-9]*\]' "$log" || true)
+    ((n)) && echo "($n build steps)" || echo "(nothing to build)"
+  fi
   if ((rc)); then
     grep -A15 -E '^FAILED:' "$log" | head -100 >&2
     echo "(full log: $log)" >&2
