@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BenchIR.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -209,17 +210,7 @@ BENCHMARK(BM_MemoryPerReferencedOp)
 static void BM_ParallelCanonicalize(benchmark::State &state) {
   bool referenced = state.range(0);
   unsigned threads = state.range(1);
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  for (unsigned f = 0; f < 128; ++f) {
-    os << "func.func @f" << f
-       << "(%a: i32) -> i32 {\n  %v0 = arith.addi %a, %a : i32\n";
-    for (unsigned i = 1; i < 33; ++i)
-      os << "  %c" << i << " = arith.constant " << i << " : i32\n  %z" << i
-         << " = arith.subi %c" << i << ", %c" << i << " : i32\n  %v" << i
-         << " = arith.addi %v" << i - 1 << ", %z" << i << " : i32\n";
-    os << "  return %v32 : i32\n}\n";
-  }
+  std::string text = weakref::bench::foldableChains(128);
   DialectRegistry registry;
   registry.insert<arith::ArithDialect, func::FuncDialect>();
   MLIRContext context(registry, MLIRContext::Threading::DISABLED);

@@ -13,6 +13,7 @@
 
 #include "mlir-weakref/ErasureProvenance.h"
 #include "mlir-weakref/WeakOpMap.h"
+#include "BenchIR.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -116,17 +117,7 @@ BENCHMARK(BM_InsertWeakOpMapReferenced)->UseManualTime();
 /// canonicalize over 64 functions with every op referenced, provenance off
 /// (Arg 0) or on (Arg 1).
 static void BM_CanonicalizeProvenance(benchmark::State &state) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  for (unsigned f = 0; f < 64; ++f) {
-    os << "func.func @f" << f << "(%a: i32) -> i32 {\n";
-    os << "  %v0 = arith.addi %a, %a : i32\n";
-    for (unsigned i = 1; i < 33; ++i)
-      os << "  %c" << i << " = arith.constant " << i << " : i32\n  %z" << i
-         << " = arith.subi %c" << i << ", %c" << i << " : i32\n  %v" << i
-         << " = arith.addi %v" << i - 1 << ", %z" << i << " : i32\n";
-    os << "  return %v32 : i32\n}\n";
-  }
+  std::string text = weakref::bench::foldableChains(64);
   DialectRegistry registry;
   registry.insert<arith::ArithDialect, func::FuncDialect>();
   MLIRContext context(registry, MLIRContext::Threading::DISABLED);

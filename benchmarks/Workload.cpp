@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BenchIR.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -29,26 +30,6 @@
 #include <string>
 
 using namespace mlir;
-
-/// A module of functions of 100 ops each: constants that fold, ops that
-/// canonicalize away, and a chain that survives; about `numOps` ops in all.
-static std::string makeModule(unsigned numOps) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  unsigned numFuncs = (numOps + 99) / 100;
-  for (unsigned f = 0; f < numFuncs; ++f) {
-    os << "func.func @f" << f << "(%a: i32) -> i32 {\n";
-    os << "  %v0 = arith.addi %a, %a : i32\n";
-    for (unsigned i = 1; i < 33; ++i) {
-      os << "  %c" << i << " = arith.constant " << i << " : i32\n";
-      os << "  %z" << i << " = arith.subi %c" << i << ", %c" << i << " : i32\n";
-      os << "  %v" << i << " = arith.addi %v" << i - 1 << ", %z" << i
-         << " : i32\n";
-    }
-    os << "  return %v32 : i32\n}\n";
-  }
-  return text;
-}
 
 extern "C" __attribute__((noinline)) int weakref_workload(const char *kind,
                                                           unsigned n) {
@@ -66,7 +47,7 @@ extern "C" __attribute__((noinline)) int weakref_workload(const char *kind,
     return 0;
   }
   if (!strcmp(kind, "canonicalize")) {
-    std::string text = makeModule(n);
+    std::string text = weakref::bench::foldableChains((n + 99) / 100);
     OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
     if (!module)
       return 1;

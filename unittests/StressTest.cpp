@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TestIR.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -21,7 +22,6 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "gtest/gtest.h"
 
 #include <random>
@@ -30,21 +30,7 @@
 using namespace mlir;
 
 namespace {
-std::string foldableFunctions(unsigned count) {
-  std::string text;
-  for (unsigned i = 0; i < count; ++i)
-    text += llvm::formatv(R"(
-      func.func @f{0}(%a: i32) -> i32 {{
-        %c1 = arith.constant 1 : i32
-        %c2 = arith.constant 2 : i32
-        %s = arith.addi %c1, %c2 : i32
-        %dead = arith.muli %a, %s : i32
-        %r = arith.addi %a, %s : i32
-        return %r : i32
-      })",
-                          i);
-  return text;
-}
+using weakref::test::foldableFunctions;
 
 TEST(StressTest, PassManagerAndReferenceThreadsShareAContext) {
   constexpr unsigned kRounds = 50, kWorkers = 6, kWorkerSteps = 3000;

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "TestIR.h"
 #include "mlir-weakref/OpTracker.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -23,7 +24,6 @@
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "gtest/gtest.h"
 
 #include <random>
@@ -61,30 +61,12 @@ protected:
     return ops;
   }
 
-  /// A module of `numFuncs` functions, each with foldable constants, a dead
-  /// op and a live result.
-  static std::string makeFoldableModule(unsigned numFuncs) {
-    std::string text;
-    for (unsigned i = 0; i < numFuncs; ++i)
-      text += llvm::formatv(R"(
-        func.func @f{0}(%arg0: i32) -> i32 {{
-          %c1 = arith.constant 1 : i32
-          %c2 = arith.constant 2 : i32
-          %s = arith.addi %c1, %c2 : i32
-          %dead = arith.muli %arg0, %s : i32
-          %r = arith.addi %arg0, %s : i32
-          return %r : i32
-        })",
-                            i);
-    return text;
-  }
-
   DialectRegistry registry;
   std::unique_ptr<MLIRContext> context;
 };
 
 TEST_F(CoreTest, CanonicalizeKillsFoldedOpsAndKeepsTheRest) {
-  OwningOpRef<ModuleOp> module = parse(makeFoldableModule(1));
+  OwningOpRef<ModuleOp> module = parse(weakref::test::foldableFunctions(1));
   weakref::OpTracker tracker;
   tracker.trackAll(module->getOperation());
   WeakOpRef func(opsNamed(*module, "func.func").front());
@@ -111,8 +93,9 @@ TEST_F(CoreTest, CanonicalizeKillsFoldedOpsAndKeepsTheRest) {
   llvm::DenseSet<Operation *> inModule;
   module->walk([&](Operation *op) { inModule.insert(op); });
   for (const weakref::OpTracker::Entry &e : tracker.getEntries()) {
-    if (Operation *op = e.ref.get())
+    if (Operation *op = e.ref.get()) {
       EXPECT_TRUE(inModule.contains(op)) << e.name;
+    }
   }
   // module, func, c3 (new), addi, return survive; 2 constants, addi, muli die.
   EXPECT_EQ(tracker.countAlive(), 4u);
@@ -121,7 +104,7 @@ TEST_F(CoreTest, CanonicalizeKillsFoldedOpsAndKeepsTheRest) {
 
 TEST_F(CoreTest, ParallelPassManagerOverManyFunctions) {
   constexpr unsigned kFuncs = 96;
-  OwningOpRef<ModuleOp> module = parse(makeFoldableModule(kFuncs));
+  OwningOpRef<ModuleOp> module = parse(weakref::test::foldableFunctions(kFuncs));
   ASSERT_TRUE(context->isMultithreadingEnabled());
   SmallVector<WeakOpRef> funcs, muls, rets;
   for (Operation *op : opsNamed(*module, "func.func"))
@@ -146,7 +129,7 @@ TEST_F(CoreTest, ParallelPassManagerOverManyFunctions) {
 
 TEST_F(CoreTest, ThreadsCreateAndDestroyInTheirOwnFunctions) {
   constexpr unsigned kThreads = 8, kRounds = 300;
-  OwningOpRef<ModuleOp> module = parse(makeFoldableModule(kThreads));
+  OwningOpRef<ModuleOp> module = parse(weakref::test::foldableFunctions(kThreads));
   SmallVector<func::FuncOp> funcs;
   module->walk([&](func::FuncOp f) { funcs.push_back(f); });
   std::atomic<unsigned> failures = 0;
@@ -184,7 +167,7 @@ TEST_F(CoreTest, ThreadsCreateAndDestroyInTheirOwnFunctions) {
 }
 
 TEST_F(CoreTest, ReferencesCopiedAndDroppedAcrossThreads) {
-  OwningOpRef<ModuleOp> module = parse(makeFoldableModule(4));
+  OwningOpRef<ModuleOp> module = parse(weakref::test::foldableFunctions(4));
   SmallVector<WeakOpRef> refs;
   module->walk([&](Operation *op) { refs.emplace_back(op); });
   std::vector<std::thread> threads;
@@ -242,7 +225,7 @@ TEST_F(CoreTest, AddressReuseAcrossManyCycles) {
 TEST_F(CoreTest, ContextDestroyedWithReferencesOutstanding) {
   WeakOpRef moduleRef, funcRef;
   {
-    OwningOpRef<ModuleOp> module = parse(makeFoldableModule(2));
+    OwningOpRef<ModuleOp> module = parse(weakref::test::foldableFunctions(2));
     moduleRef = WeakOpRef(module->getOperation());
     funcRef = WeakOpRef(opsNamed(*module, "func.func").front());
     // Leak the module: its ops are never destroyed, only the context is.
@@ -256,7 +239,7 @@ TEST_F(CoreTest, ContextDestroyedWithReferencesOutstanding) {
 }
 
 TEST_F(CoreTest, RewriterReplaceOpAndEraseOp) {
-  OwningOpRef<ModuleOp> module = parse(makeFoldableModule(1));
+  OwningOpRef<ModuleOp> module = parse(weakref::test::foldableFunctions(1));
   Operation *mul = opsNamed(*module, "arith.muli").front();
   Operation *add = opsNamed(*module, "arith.addi").back();
   WeakOpRef mulRef(mul), addRef(add);

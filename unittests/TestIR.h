@@ -1,0 +1,38 @@
+//===- TestIR.h - IR shared by the unit tests -------------------*- C++ -*-===//
+//
+// Part of the mlir-weakref project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef MLIR_WEAKREF_UNITTESTS_TESTIR_H
+#define MLIR_WEAKREF_UNITTESTS_TESTIR_H
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <string>
+
+namespace mlir::weakref::test {
+
+/// `numFuncs` functions @f0..., each with two constants that canonicalize
+/// folds into a new one (erasing them and their addi), a dead muli, and an
+/// addi and a return that survive: 8 ops of which 4 die, per function.
+inline std::string foldableFunctions(unsigned numFuncs) {
+  std::string text;
+  for (unsigned i = 0; i < numFuncs; ++i)
+    text += llvm::formatv(R"(
+      func.func @f{0}(%arg0: i32) -> i32 {{
+        %c1 = arith.constant 1 : i32
+        %c2 = arith.constant 2 : i32
+        %s = arith.addi %c1, %c2 : i32
+        %dead = arith.muli %arg0, %s : i32
+        %r = arith.addi %arg0, %s : i32
+        return %r : i32
+      })",
+                          i);
+  return text;
+}
+
+} // namespace mlir::weakref::test
+
+#endif // MLIR_WEAKREF_UNITTESTS_TESTIR_H
