@@ -36,15 +36,7 @@ using namespace mlir;
 namespace {
 constexpr unsigned kBatch = 4096;
 
-struct Fixture {
-  Fixture() : context(MLIRContext::Threading::DISABLED) {
-    context.allowUnregisteredDialects();
-  }
-  Operation *createOp() {
-    return Operation::create(OperationState(UnknownLoc::get(&context), "b.op"));
-  }
-  MLIRContext context;
-};
+using Fixture = weakref::bench::OpFactory;
 
 using Clock = std::chrono::steady_clock;
 double seconds(Clock::time_point start) {

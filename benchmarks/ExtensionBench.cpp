@@ -31,18 +31,16 @@ using namespace mlir;
 namespace {
 constexpr unsigned kOps = 4096;
 
-struct Ops {
-  Ops() : context(MLIRContext::Threading::DISABLED) {
-    context.allowUnregisteredDialects();
+/// kOps bare ops, destroyed with the struct.
+struct Ops : weakref::bench::OpFactory {
+  Ops() {
     for (Operation *&op : ops)
-      op = Operation::create(
-          OperationState(UnknownLoc::get(&context), "b.op"));
+      op = createOp();
   }
   ~Ops() {
     for (Operation *op : ops)
       op->destroy();
   }
-  MLIRContext context;
   std::vector<Operation *> ops = std::vector<Operation *>(kOps);
 };
 
