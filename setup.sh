@@ -83,6 +83,13 @@ LLVM_TARGETS=(
   MLIRIR MLIRParser MLIRPass MLIRTransforms MLIRTransformUtils MLIRRewrite
   MLIRFuncDialect MLIRArithDialect MLIRControlFlowDialect
   MLIRCAPIIR MLIRCAPITransforms MLIRCAPIFunc MLIRCAPIArith MLIRCAPIControlFlow
+  # The Python package (python/): its C API and generated dialect bindings.
+  MLIRCAPIDebug MLIRCAPIInterfaces
+  tools/mlir/python/dialects/_builtin_ops_gen.py
+  tools/mlir/python/dialects/_func_ops_gen.py
+  tools/mlir/python/dialects/_arith_ops_gen.py
+  tools/mlir/python/dialects/_arith_enum_gen.py
+  tools/mlir/python/dialects/_cf_ops_gen.py
 )
 UPSTREAM_TEST_TARGETS=(MLIRIRTests MLIRPassTests MLIRSupportTests mlir-capi-opref-test FileCheck not count)
 

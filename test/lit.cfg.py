@@ -10,7 +10,14 @@ from lit.llvm.subst import ToolSubst
 config.name = "MLIR_WEAKREF"
 config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".c", ".py"]
-config.excludes = ["CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py", "Inputs", "setup"]
+config.excludes = [
+    "CMakeLists.txt",
+    "lit.cfg.py",
+    "lit.site.cfg.py",
+    "Inputs",
+    "setup",
+    "run_upstream.py",
+]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.weakref_obj_root, "test")
 
@@ -33,3 +40,8 @@ tools = [
 llvm_config.add_tool_substitutions(
     tools, [config.weakref_tools_dir, config.filecheck_dir]
 )
+
+# Tests of the mlir Python package built by this project.
+if config.python_package_root:
+    config.available_features.add("python-bindings")
+    config.environment["PYTHONPATH"] = config.python_package_root

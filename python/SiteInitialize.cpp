@@ -1,0 +1,30 @@
+//===- SiteInitialize.cpp - Dialects and passes of the mlir package -------===//
+//
+// Part of the mlir-weakref project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// `mlir._mlir_libs._site_initialize_0`: registers the dialects this package is
+// built with (builtin, func, arith, cf) in every Context, and the transform
+// passes (canonicalize, cse, ...) on import, instead of upstream's
+// `_mlirRegisterEverything`, which links every dialect.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlir-c/Dialect/Arith.h"
+#include "mlir-c/Dialect/ControlFlow.h"
+#include "mlir-c/Dialect/Func.h"
+#include "mlir-c/Transforms.h"
+#include "mlir/Bindings/Python/PybindAdaptors.h"
+
+PYBIND11_MODULE(_site_initialize_0, m) {
+  m.doc() = "Registers the builtin, func, arith and cf dialects and the "
+            "transform passes";
+  m.def("register_dialects", [](MlirDialectRegistry registry) {
+    mlirDialectHandleInsertDialect(mlirGetDialectHandle__func__(), registry);
+    mlirDialectHandleInsertDialect(mlirGetDialectHandle__arith__(), registry);
+    mlirDialectHandleInsertDialect(mlirGetDialectHandle__cf__(), registry);
+  });
+  mlirRegisterTransformsPasses();
+}
