@@ -47,4 +47,10 @@ for bench in core extension; do
     --benchmark_out="$OUT/$bench.json" --benchmark_out_format=json >/dev/null
 done
 
+if [[ -d $PATCHED/python_packages/mlir_core && -d $BASELINE/python_packages/mlir_core ]]; then
+  echo "running the Python benchmarks (patched vs baseline bindings, alternating)..."
+  /usr/bin/python3 "$ROOT/benchmarks/python_bench.py" "$PATCHED/python_packages/mlir_core" \
+    "$BASELINE/python_packages/mlir_core" --reps "$reps" --json "$OUT/python.json" >/dev/null
+fi
+
 python3 "$ROOT/benchmarks/report.py" "$OUT" | tee "$OUT/report.md"

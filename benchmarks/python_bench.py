@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Python bindings, patched (weak references) vs baseline (upstream 19.1.7),
+built the same way; every measurement runs both in alternation, in fresh
+subprocesses, and reports medians and their ratio.
+
+  python_bench.py PATCHED_PACKAGE_ROOT BASELINE_PACKAGE_ROOT [--reps N] [--json OUT]
+"""
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+WORKLOADS = {
+    # name: (python snippet printing seconds, target ratio or None)
+    "wrappers + .name over 100k ops": ("names", 1.05),
+    "canonicalize, 100k ops, 1k held (invalidate_ops=True)": ("canonicalize", 1.03),
+    "erase() of a 100k-op body, no child held": ("erase_none", 1.02),
+    "erase() of a 100k-op body, every child held": ("erase_all", 1.3),
+    "parse of a 100k-op function": ("parse", None),
+}
+
+CHILD = r'''
+import gc, sys, time
+from mlir.ir import *
+from mlir.passmanager import PassManager
+kind = sys.argv[1]
+N = 100_000
+text = "func.func @f(%a: i32) -> i32 {\n" + "".join(
+    f"  %v{i} = arith.addi %a, %a : i32\n" for i in range(N - 1)) + "  return %a : i32\n}\n"
+with Context() as ctx, Location.unknown():
+    ctx.allow_unregistered_dialects = True
+    t0 = time.perf_counter()
+    module = Module.parse(text)
+    t1 = time.perf_counter()
+    if kind == "parse":
+        print(t1 - t0); sys.exit()
+    body = module.body.operations[0].regions[0].blocks[0]
+    if kind == "names":
+        t0 = time.perf_counter()
+        ops = list(body.operations)
+        names = [op.name for op in ops]
+        print(time.perf_counter() - t0); sys.exit()
+    if kind == "canonicalize":
+        held = [op for _, op in zip(range(1000), body.operations)]
+        pm = PassManager.parse("builtin.module(canonicalize)")
+        t0 = time.perf_counter()
+        pm.run(module.operation)
+        print(time.perf_counter() - t0); sys.exit()
+    if kind.startswith("erase"):
+        parent = Operation.create("t.parent", regions=1)
+        block = parent.regions[0].blocks.append()
+        with InsertionPoint(block):
+            children = [Operation.create("t.op") for _ in range(N)]
+        if kind == "erase_none":
+            del children
+        gc.collect()
+        t0 = time.perf_counter()
+        parent.erase()
+        print(time.perf_counter() - t0); sys.exit()
+    if kind == "memory":
+        import resource
+        def rss():
+            with open("/proc/self/statm") as f:
+                return int(f.read().split()[1]) * resource.getpagesize()
+        gc.collect()
+        before = rss()
+        ops = list(body.operations)
+        print((rss() - before) / len(ops)); sys.exit()
+'''
+
+
+def run(package, kind):
+    out = subprocess.run([sys.executable, "-c", CHILD, kind],
+                         env=dict(os.environ, PYTHONPATH=package),
+                         capture_output=True, text=True, check=True)
+    return float(out.stdout.strip())
+
+
+def main():
+    patched, baseline = sys.argv[1], sys.argv[2]
+    reps = int(sys.argv[sys.argv.index("--reps") + 1]) if "--reps" in sys.argv else 5
+    results = []
+    for label, (kind, target) in WORKLOADS.items():
+        p, b = [], []
+        for _ in range(reps):  # alternate, so that drift hits both
+            b.append(run(baseline, kind))
+            p.append(run(patched, kind))
+        ratio = statistics.median(p) / statistics.median(b)
+        results.append(dict(metric=label, baseline_ms=1e3 * statistics.median(b),
+                            patched_ms=1e3 * statistics.median(p), ratio=ratio,
+                            target=target))
+    mb, mp = run(baseline, "memory"), run(patched, "memory")
+    results.append(dict(metric="bytes per held Operation wrapper (RSS)",
+                        baseline=mb, patched=mp))
+    if "--json" in sys.argv:
+        with open(sys.argv[sys.argv.index("--json") + 1], "w") as f:
+            json.dump(results, f, indent=2)
+    for r in results:
+        if "ratio" in r:
+            t = f"<= {r['target']}x" if r["target"] else "(report)"
+            ok = "" if not r["target"] else (" met" if r["ratio"] <= r["target"] else " NOT met")
+            print(f"{r['metric']}: baseline {r['baseline_ms']:.1f} ms, patched "
+                  f"{r['patched_ms']:.1f} ms, ratio {r['ratio']:.3f} (target {t}){ok}")
+        else:
+            print(f"{r['metric']}: baseline {r['baseline']:.0f}, patched {r['patched']:.0f}")
+
+
+if __name__ == "__main__":
+    main()
