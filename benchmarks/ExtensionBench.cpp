@@ -11,9 +11,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BenchIR.h"
 #include "mlir-weakref/ErasureProvenance.h"
 #include "mlir-weakref/WeakOpMap.h"
-#include "BenchIR.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -51,8 +51,7 @@ void fill(MapT &map, Ops &ops) {
 }
 
 double seconds(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                       start)
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
       .count();
 }
 } // namespace
@@ -143,7 +142,9 @@ static void BM_CanonicalizeProvenance(benchmark::State &state) {
     state.ResumeTiming();
   }
 }
-BENCHMARK(BM_CanonicalizeProvenance)->Arg(0)->Arg(1)->Unit(
-    benchmark::kMillisecond);
+BENCHMARK(BM_CanonicalizeProvenance)
+    ->Arg(0)
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

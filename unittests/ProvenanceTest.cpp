@@ -11,6 +11,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "gtest/gtest.h"
@@ -95,6 +96,50 @@ TEST_F(ProvenanceTest, ParallelPipelineAttributesEachErasureToItsPass) {
   // Destroying the module outside the pipeline is recorded as such.
   module = nullptr;
   EXPECT_EQ(provenance->lookup(funcs.front())->pass, "");
+}
+
+namespace {
+/// Replaces (and so erases) every muli.
+struct MulToAdd : OpRewritePattern<arith::MulIOp> {
+  MulToAdd(MLIRContext *context) : OpRewritePattern(context) {
+    setDebugName("MulToAdd");
+  }
+  LogicalResult matchAndRewrite(arith::MulIOp op,
+                                PatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<arith::AddIOp>(op, op.getLhs(), op.getRhs());
+    return success();
+  }
+};
+} // namespace
+
+TEST_F(ProvenanceTest, PatternListenerNamesThePattern) {
+  auto provenance = ErasureProvenance::enable(context.get());
+  // The muli is used, so the driver does not erase it as dead on its own.
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>("func.func @f(%a: i32) -> i32 {\n"
+                                  "  %m = arith.muli %a, %a : i32\n"
+                                  "  return %m : i32\n"
+                                  "}\n",
+                                  context.get(), "pattern.mlir");
+  SmallVector<WeakOpRef> muls;
+  module->walk([&](arith::MulIOp op) { muls.emplace_back(op); });
+  ASSERT_EQ(muls.size(), 1u);
+  RewritePatternSet patterns(context.get());
+  patterns.add<MulToAdd>(context.get());
+  std::unique_ptr<RewriterBase::Listener> listener =
+      ErasureProvenance::createPatternListener();
+  GreedyRewriteConfig config;
+  config.listener = listener.get();
+  ASSERT_TRUE(succeeded(applyPatternsAndFoldGreedily(
+      module->getOperation(), std::move(patterns), config)));
+  for (const WeakOpRef &ref : muls) {
+    std::optional<ErasureProvenance::Record> record = provenance->lookup(ref);
+    ASSERT_TRUE(record);
+    EXPECT_EQ(record->pattern, "MulToAdd");
+    EXPECT_EQ(record->describe(), "`arith.muli` at loc(\"pattern.mlir\":2:8) "
+                                  "erased outside of any pass by pattern "
+                                  "'MulToAdd'");
+  }
 }
 
 TEST_F(ProvenanceTest, PurgeDropsRecordsNobodyCanAskFor) {

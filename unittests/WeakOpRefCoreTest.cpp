@@ -104,7 +104,8 @@ TEST_F(CoreTest, CanonicalizeKillsFoldedOpsAndKeepsTheRest) {
 
 TEST_F(CoreTest, ParallelPassManagerOverManyFunctions) {
   constexpr unsigned kFuncs = 96;
-  OwningOpRef<ModuleOp> module = parse(weakref::test::foldableFunctions(kFuncs));
+  OwningOpRef<ModuleOp> module =
+      parse(weakref::test::foldableFunctions(kFuncs));
   ASSERT_TRUE(context->isMultithreadingEnabled());
   SmallVector<WeakOpRef> funcs, muls, rets;
   for (Operation *op : opsNamed(*module, "func.func"))
@@ -129,7 +130,8 @@ TEST_F(CoreTest, ParallelPassManagerOverManyFunctions) {
 
 TEST_F(CoreTest, ThreadsCreateAndDestroyInTheirOwnFunctions) {
   constexpr unsigned kThreads = 8, kRounds = 300;
-  OwningOpRef<ModuleOp> module = parse(weakref::test::foldableFunctions(kThreads));
+  OwningOpRef<ModuleOp> module =
+      parse(weakref::test::foldableFunctions(kThreads));
   SmallVector<func::FuncOp> funcs;
   module->walk([&](func::FuncOp f) { funcs.push_back(f); });
   std::atomic<unsigned> failures = 0;

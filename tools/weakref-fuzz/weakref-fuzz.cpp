@@ -40,12 +40,10 @@ using namespace mlir;
 
 static llvm::cl::opt<uint64_t> firstSeed("seed", llvm::cl::desc("First seed"),
                                          llvm::cl::init(1));
-static llvm::cl::opt<unsigned> numSeeds("seeds",
-                                        llvm::cl::desc("Number of seeds"),
-                                        llvm::cl::init(10));
-static llvm::cl::opt<unsigned> numSteps("steps",
-                                        llvm::cl::desc("Steps per seed"),
-                                        llvm::cl::init(10000));
+static llvm::cl::opt<unsigned>
+    numSeeds("seeds", llvm::cl::desc("Number of seeds"), llvm::cl::init(10));
+static llvm::cl::opt<unsigned>
+    numSteps("steps", llvm::cl::desc("Steps per seed"), llvm::cl::init(10000));
 static llvm::cl::opt<bool> verbose("verbose",
                                    llvm::cl::desc("Print every action"));
 
@@ -87,8 +85,8 @@ private:
     return attr ? attr.getInt() : -1;
   }
   void tag(Operation *op) {
-    op->setAttr(kIdAttr, IntegerAttr::get(IntegerType::get(context.get(), 64),
-                                          nextId));
+    op->setAttr(kIdAttr,
+                IntegerAttr::get(IntegerType::get(context.get(), 64), nextId));
     live[nextId++] = op;
   }
   /// Records that `root` and everything nested in it are about to die.
@@ -139,9 +137,8 @@ private:
     module = ModuleOp::create(UnknownLoc::get(context.get()));
     tag(module->getOperation());
     OpBuilder b = OpBuilder::atBlockEnd(module->getBody());
-    auto func = b.create<func::FuncOp>(
-        UnknownLoc::get(context.get()), "arith",
-        b.getFunctionType({}, {}));
+    auto func = b.create<func::FuncOp>(UnknownLoc::get(context.get()), "arith",
+                                       b.getFunctionType({}, {}));
     tag(func);
     b.setInsertionPointToEnd(func.addEntryBlock());
     tag(b.create<func::ReturnOp>(UnknownLoc::get(context.get())));
@@ -437,15 +434,13 @@ int main(int argc, char **argv) {
     deadRefChecks += fuzzer.deadRefChecks;
     if (mismatches) {
       ++failedSeeds;
-      llvm::errs() << "seed " << seed << ": FAILED (replay with --seed="
-                   << seed << " --seeds=1 --steps=" << numSteps
-                   << " --verbose)\n";
+      llvm::errs() << "seed " << seed << ": FAILED (replay with --seed=" << seed
+                   << " --seeds=1 --steps=" << numSteps << " --verbose)\n";
     }
   }
   llvm::outs() << "weakref-fuzz: seeds " << firstSeed << ".."
-               << firstSeed + numSeeds - 1 << ", " << totalSteps
-               << " steps, " << refChecks << " reference checks ("
-               << deadRefChecks << " of dead ops), " << failedSeeds
-               << " seeds failed\n";
+               << firstSeed + numSeeds - 1 << ", " << totalSteps << " steps, "
+               << refChecks << " reference checks (" << deadRefChecks
+               << " of dead ops), " << failedSeeds << " seeds failed\n";
   return failedSeeds ? 1 : 0;
 }

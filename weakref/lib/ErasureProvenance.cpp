@@ -33,6 +33,27 @@ class RunningPassTracker : public PassInstrumentation {
   }
 };
 
+/// The patterns being applied on this thread, innermost last.
+thread_local SmallVector<const Pattern *, 2> runningPatterns;
+
+class RunningPatternTracker : public RewriterBase::Listener {
+  void notifyPatternBegin(const Pattern &pattern, Operation *) override {
+    runningPatterns.push_back(&pattern);
+  }
+  void notifyPatternEnd(const Pattern &pattern, LogicalResult) override {
+    assert(!runningPatterns.empty() && runningPatterns.back() == &pattern);
+    runningPatterns.pop_back();
+  }
+};
+
+std::string describePattern(const Pattern &pattern) {
+  if (!pattern.getDebugName().empty())
+    return pattern.getDebugName().str();
+  if (std::optional<OperationName> root = pattern.getRootKind())
+    return "pattern rooted at " + root->getStringRef().str();
+  return "unnamed pattern";
+}
+
 /// Contexts that have a recorder: the destruction hook is a single slot.
 std::mutex enabledMutex;
 llvm::DenseSet<MLIRContext *> enabledContexts;
@@ -41,6 +62,8 @@ llvm::DenseSet<MLIRContext *> enabledContexts;
 std::string ErasureProvenance::Record::describe() const {
   std::string text = "`" + opName + "` at " + location + " erased ";
   text += pass.empty() ? "outside of any pass" : "during pass '" + pass + "'";
+  if (!pattern.empty())
+    text += " by pattern '" + pattern + "'";
   return text;
 }
 
@@ -68,6 +91,11 @@ void ErasureProvenance::instrument(PassManager &pm) {
   pm.addInstrumentation(std::make_unique<RunningPassTracker>());
 }
 
+std::unique_ptr<RewriterBase::Listener>
+ErasureProvenance::createPatternListener() {
+  return std::make_unique<RunningPatternTracker>();
+}
+
 void ErasureProvenance::onDestroy(Operation *op, void *userData) {
   auto *self = static_cast<ErasureProvenance *>(userData);
   Record record;
@@ -81,6 +109,8 @@ void ErasureProvenance::onDestroy(Operation *op, void *userData) {
       break;
     }
   }
+  if (!runningPatterns.empty())
+    record.pattern = describePattern(*runningPatterns.back());
   // The reference keeps the control block, and so the record's key, alive.
   WeakOpRef ref(op);
   std::lock_guard<std::mutex> lock(self->mutex);

@@ -13,7 +13,8 @@
 //
 // It is opt-in per context (through the context's weak reference destruction
 // hook), at most one per context, and costs nothing when not enabled. Passes
-// are known only for pass managers instrumented with `instrument`.
+// are known only for pass managers instrumented with `instrument`, patterns
+// only for rewrite drivers given `createPatternListener()`.
 //
 // Records are keyed by reference identity and hold a reference themselves, so
 // a record can never be confused with a later op at the same address. Records
@@ -25,6 +26,7 @@
 #ifndef MLIR_WEAKREF_ERASUREPROVENANCE_H
 #define MLIR_WEAKREF_ERASUREPROVENANCE_H
 
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/WeakOpRef.h"
 #include "llvm/ADT/DenseMap.h"
 
@@ -45,8 +47,11 @@ public:
     std::string location;
     /// The innermost pass running on the destroying thread, or empty.
     std::string pass;
+    /// The pattern being applied on the destroying thread, if the rewrite
+    /// driver was given `createPatternListener()`, or empty.
+    std::string pattern;
 
-    /// "`name` at loc(...) erased during pass 'pass'".
+    /// "`name` at loc(...) erased during pass 'pass' [by pattern 'p']".
     std::string describe() const;
   };
 
@@ -58,6 +63,12 @@ public:
 
   /// Attributes erasures made by `pm`'s passes to them.
   void instrument(PassManager &pm);
+
+  /// Returns a listener that attributes erasures to the pattern being
+  /// applied, for rewrite drivers that accept one (e.g.
+  /// GreedyRewriteConfig::listener). Passes that run their own driver, such
+  /// as canonicalize, do not take one: their erasures name the pass only.
+  static std::unique_ptr<RewriterBase::Listener> createPatternListener();
 
   /// Returns what destroyed the op `ref` referred to, if it was destroyed
   /// while recording.
