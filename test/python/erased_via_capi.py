@@ -35,14 +35,14 @@ with Context(), Location.unknown():
     func = module.body.operations[0]
     ret = func.regions[0].blocks[0].operations[1]
     # CHECK: before: func.func func.return
-    print("before:", func.name, ret.name)
+    print("before:", func.operation.name, ret.operation.name)
 
     pointer = get_pointer(func.operation._CAPIPtr, b"mlir.ir.Operation._CAPIPtr")
     capi.mlirOperationDestroy(MlirOperation(pointer))
 
     for op in (func, ret):
         try:
-            op.name
+            op.operation.name
         except RuntimeError as e:
             # CHECK: raised: the operation has been erased
             # CHECK: raised: the operation has been erased

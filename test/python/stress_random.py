@@ -57,7 +57,7 @@ def child(seed, steps):
                 elif action == 3 and held:  # detach
                     rng.choice(held).detach_from_parent()
                 elif action == 4:  # a pass that erases ops behind our back
-                    pipeline = rng.choice(["canonicalize", "cse", "symbol-dce"])
+                    pipeline = rng.choice(["canonicalize", "cse"])
                     PassManager.parse(f"builtin.module({pipeline})").run(
                         module.operation, invalidate_ops=rng.random() < 0.5
                     )
