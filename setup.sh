@@ -282,7 +282,7 @@ run_ninja "$TREE/build.log" -C "$LLVM_BUILD" -j"$JOBS" "${targets[@]}" ||
 
 # -------------------------------------------------------- this project ----
 MLIR_DIR=$LLVM_BUILD/lib/cmake/mlir
-if [[ ! -f $PROJECT_BUILD/build.ninja ]] || ! grep -q "MLIR_DIR:PATH=$MLIR_DIR\$" "$PROJECT_BUILD/CMakeCache.txt" 2>/dev/null; then
+if [[ ! -f $PROJECT_BUILD/build.ninja ]] || ! grep -q "^MLIR_DIR:[A-Z]*=$MLIR_DIR\$" "$PROJECT_BUILD/CMakeCache.txt" 2>/dev/null; then
   step "configuring mlir-weakref against $MLIR_DIR"
   rm -rf "$PROJECT_BUILD"
   cmake -S "$ROOT" -B "$PROJECT_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
