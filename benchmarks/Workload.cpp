@@ -10,8 +10,9 @@
 // instructions executed inside `weakref_workload`. Nothing here uses weak
 // references: this measures what the patch costs code that does not use it.
 //
-//   weakref-workload create-erase N     create and erase N ops
-//   weakref-workload canonicalize N     parse + canonicalize ~N ops
+//   weakref-workload create-erase N        create and destroy N generic ops
+//   weakref-workload create-erase-arith N  create (OpBuilder) and erase N addi
+//   weakref-workload canonicalize N        parse + canonicalize ~N ops
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,6 +39,26 @@ extern "C" __attribute__((noinline)) int weakref_workload(const char *kind,
   MLIRContext context(registry, MLIRContext::Threading::DISABLED);
   context.loadAllAvailableDialects();
   if (!strcmp(kind, "create-erase")) {
+    // Operation::create and erase alone: an unregistered op with two operands
+    // and a prebuilt (empty) attribute dictionary, so nothing but the op's own
+    // allocation, construction and destruction runs per op.
+    OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
+    OpBuilder builder = OpBuilder::atBlockEnd(module->getBody());
+    Location loc = UnknownLoc::get(&context);
+    Value c = builder.create<arith::ConstantIntOp>(loc, 1, 32);
+    context.allowUnregisteredDialects();
+    OperationName name("w.op", &context);
+    Type i32 = builder.getI32Type();
+    DictionaryAttr noAttrs = builder.getDictionaryAttr({});
+    Value operands[] = {c, c};
+    for (unsigned i = 0; i < n; ++i)
+      Operation::create(loc, name, i32, operands, noAttrs, nullptr, {}, 0)
+          ->destroy();
+    return 0;
+  }
+  if (!strcmp(kind, "create-erase-arith")) {
+    // The same through arith's builder, which also uniques the op's default
+    // properties (an attribute) per op.
     OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
     OpBuilder builder = OpBuilder::atBlockEnd(module->getBody());
     Location loc = UnknownLoc::get(&context);
@@ -61,7 +82,8 @@ extern "C" __attribute__((noinline)) int weakref_workload(const char *kind,
 
 int main(int argc, char **argv) {
   if (argc != 3) {
-    llvm::errs() << "usage: weakref-workload create-erase|canonicalize N\n";
+    llvm::errs() << "usage: weakref-workload "
+                    "create-erase|create-erase-arith|canonicalize N\n";
     return 2;
   }
   return weakref_workload(argv[1], std::strtoul(argv[2], nullptr, 10));

@@ -29,7 +29,7 @@ N_CANON=100000
 ((QUICK)) && N_CREATE=100000 && N_CANON=20000
 echo "counting instructions with callgrind (patched vs baseline, same flags)..."
 {
-  for w in "create-erase $N_CREATE" "canonicalize $N_CANON"; do
+  for w in "create-erase $N_CREATE" "create-erase-arith $N_CREATE" "canonicalize $N_CANON"; do
     # shellcheck disable=SC2086
     b=$(count_instructions "$BASELINE/bin/weakref-workload" $w)
     # shellcheck disable=SC2086
@@ -43,6 +43,7 @@ reps=5
 for bench in core extension; do
   echo "running weakref-$bench-bench (Google Benchmark, $reps repetitions, interleaved)..."
   "$PATCHED/bin/weakref-$bench-bench" --benchmark_repetitions=$reps \
+    --benchmark_min_time=0.2 \
     --benchmark_enable_random_interleaving=true \
     --benchmark_out="$OUT/$bench.json" --benchmark_out_format=json >/dev/null
 done
