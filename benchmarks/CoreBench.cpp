@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "BenchIR.h"
+#include "BenchUtil.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -210,22 +211,11 @@ static void BM_ParallelCanonicalize(benchmark::State &state) {
   if (threads > 1)
     context.setThreadPool(pool);
   context.loadAllAvailableDialects();
-  for (auto _ : state) {
-    state.PauseTiming();
-    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
-    std::vector<WeakOpRef> refs;
-    if (referenced)
-      module->walk([&](Operation *op) { refs.emplace_back(op); });
-    PassManager pm(&context);
-    pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
-    state.ResumeTiming();
-    if (failed(pm.run(*module)))
-      state.SkipWithError("canonicalize failed");
-    state.PauseTiming();
-    module = nullptr;
-    refs.clear();
-    state.ResumeTiming();
-  }
+  for (auto _ : state)
+    weakref::bench::timePipeline(
+        state, context, text, referenced, [](PassManager &pm) {
+          pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
+        });
 }
 BENCHMARK(BM_ParallelCanonicalize)
     ->ArgsProduct({{0, 1}, {1, 2}})

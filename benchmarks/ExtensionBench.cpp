@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "BenchIR.h"
+#include "BenchUtil.h"
 #include "mlir-weakref/ErasureProvenance.h"
 #include "mlir-weakref/WeakOpMap.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -56,25 +57,23 @@ double seconds(std::chrono::steady_clock::time_point start) {
 }
 } // namespace
 
-static void BM_LookupDenseMap(benchmark::State &state) {
+/// Looking up present keys, round robin.
+template <typename MapT>
+static void lookups(benchmark::State &state) {
   Ops ops;
-  llvm::DenseMap<Operation *, unsigned> map;
+  MapT map;
   fill(map, ops);
   unsigned i = 0;
   for (auto _ : state)
     benchmark::DoNotOptimize(map.lookup(ops.ops[i++ % kOps]));
   state.SetItemsProcessed(state.iterations());
 }
+static void BM_LookupDenseMap(benchmark::State &state) {
+  lookups<llvm::DenseMap<Operation *, unsigned>>(state);
+}
 BENCHMARK(BM_LookupDenseMap);
-
 static void BM_LookupWeakOpMap(benchmark::State &state) {
-  Ops ops;
-  weakref::WeakOpMap<unsigned> map;
-  fill(map, ops);
-  unsigned i = 0;
-  for (auto _ : state)
-    benchmark::DoNotOptimize(map.lookup(ops.ops[i++ % kOps]));
-  state.SetItemsProcessed(state.iterations());
+  lookups<weakref::WeakOpMap<unsigned>>(state);
 }
 BENCHMARK(BM_LookupWeakOpMap);
 
@@ -123,23 +122,17 @@ static void BM_CanonicalizeProvenance(benchmark::State &state) {
   if (state.range(0))
     provenance = weakref::ErasureProvenance::enable(&context);
   for (auto _ : state) {
-    state.PauseTiming();
-    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
-    std::vector<WeakOpRef> refs;
-    module->walk([&](Operation *op) { refs.emplace_back(op); });
-    PassManager pm(&context);
-    if (provenance)
-      provenance->instrument(pm);
-    pm.addPass(createCanonicalizerPass());
-    state.ResumeTiming();
-    if (failed(pm.run(*module)))
-      state.SkipWithError("canonicalize failed");
-    state.PauseTiming();
-    module = nullptr;
-    refs.clear();
-    if (provenance)
+    weakref::bench::timePipeline(state, context, text, /*referenced=*/true,
+                                 [&](PassManager &pm) {
+                                   if (provenance)
+                                     provenance->instrument(pm);
+                                   pm.addPass(createCanonicalizerPass());
+                                 });
+    if (provenance) {
+      state.PauseTiming();
       provenance->purge();
-    state.ResumeTiming();
+      state.ResumeTiming();
+    }
   }
 }
 BENCHMARK(BM_CanonicalizeProvenance)
