@@ -22,18 +22,21 @@ for line in (out / "instructions.txt").read_text().splitlines():
 runs = json.loads((out / "core.json").read_text())["benchmarks"]
 
 
-def median(name, field="real_time"):
-    values = [b[field] for b in runs
-              if b.get("run_name", b["name"]) == name and b.get("run_type") == "iteration"]
-    if not values:
+def iterations(results, name):
+    found = [b for b in results
+             if b.get("run_name", b["name"]) == name and b.get("run_type") == "iteration"]
+    if not found:
         raise SystemExit(f"no results for {name}")
-    return statistics.median(values)
+    return found
 
 
-def ns_per_item(name):
-    values = [1e9 / b["items_per_second"] for b in runs
-              if b.get("run_name", b["name"]) == name and b.get("run_type") == "iteration"]
-    return statistics.median(values)
+def median(name, field="real_time", results=None):
+    return statistics.median(b[field] for b in iterations(results or runs, name))
+
+
+def ns_per_item(name, results=None):
+    return statistics.median(1e9 / b["items_per_second"]
+                             for b in iterations(results or runs, name))
 
 
 get_live = ns_per_item("BM_RefGetLive")
@@ -66,14 +69,11 @@ ext = json.loads((out / "extension.json").read_text())["benchmarks"]
 
 
 def ext_ns(name):
-    values = [1e9 / b["items_per_second"] for b in ext
-              if b.get("run_name", b["name"]) == name and b.get("run_type") == "iteration"]
-    return statistics.median(values)
+    return ns_per_item(name, ext)
 
 
 def ext_median(name):
-    return statistics.median(b["real_time"] for b in ext
-                             if b.get("run_name", b["name"]) == name and b.get("run_type") == "iteration")
+    return median(name, results=ext)
 
 
 lookup = ext_ns("BM_LookupWeakOpMap") / ext_ns("BM_LookupDenseMap")

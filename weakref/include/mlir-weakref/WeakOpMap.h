@@ -52,10 +52,10 @@ public:
   /// entry's value and whether it was inserted.
   std::pair<T *, bool> insert(Operation *op, T value) {
     assert(op && "cannot insert a null operation");
-    if (Entry *entry = findLive(op))
-      return {&entry->value, false};
     auto it = storage.find(op);
     if (it != storage.end()) {
+      if (it->second.ref.get() == op)
+        return {&it->second.value, false};
       // A dead op's entry at the same address: reuse its slot.
       it->second = Entry{WeakOpRef(op), std::move(value)};
       return {&it->second.value, true};
