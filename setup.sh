@@ -70,7 +70,7 @@ LLVM_OPTS=(
   -DLLVM_TABLEGEN=/usr/lib/llvm-19/bin/llvm-tblgen
   -DMLIR_TABLEGEN=/usr/lib/llvm-19/bin/mlir-tblgen
   -DMLIR_PDLL_TABLEGEN=/usr/lib/llvm-19/bin/mlir-pdll
-  -DMLIR_ENABLE_BINDINGS_PYTHON=ON
+  -DMLIR_ENABLE_BINDINGS_PYTHON=$([[ -n $SANITIZE ]] && echo OFF || echo ON)
   -DPython3_EXECUTABLE=/usr/bin/python3
   -DLLVM_CCACHE_BUILD=ON
   "-DLLVM_CCACHE_DIR=$CACHE/ccache"
@@ -83,7 +83,11 @@ LLVM_TARGETS=(
   MLIRIR MLIRParser MLIRPass MLIRTransforms MLIRTransformUtils MLIRRewrite
   MLIRFuncDialect MLIRArithDialect MLIRControlFlowDialect
   MLIRCAPIIR MLIRCAPITransforms MLIRCAPIFunc MLIRCAPIArith MLIRCAPIControlFlow
-  # The Python package (python/): its C API and generated dialect bindings.
+)
+# The Python package (python/): its C API and generated dialect bindings.
+# Sanitized builds leave Python out (an instrumented extension cannot be
+# loaded into Debian's uninstrumented interpreter without preloading).
+[[ -n $SANITIZE ]] || LLVM_TARGETS+=(
   MLIRCAPIDebug MLIRCAPIInterfaces
   tools/mlir/python/dialects/_builtin_ops_gen.py
   tools/mlir/python/dialects/_func_ops_gen.py

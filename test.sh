@@ -5,6 +5,10 @@
 #
 #   ./test.sh                 everything
 #   ./test.sh --no-upstream   skip upstream MLIR's unit test suites
+#   SANITIZE=address,undefined ./test.sh   the C++/C tests in an ASan+UBSan
+#   SANITIZE=thread ./test.sh              (or TSan) build of MLIR and this
+#                                          project (own cache; no upstream
+#                                          suites, no Python package)
 # Extra arguments after -- go to ctest.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -20,6 +24,12 @@ while (($#)); do
   shift
 done
 
+if [[ -n ${SANITIZE:-} ]]; then
+  UPSTREAM=0
+  export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
+  export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+  export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
+fi
 setup_args=(--no-demo)
 ((UPSTREAM)) && setup_args+=(--upstream-tests)
 "$ROOT/setup.sh" "${setup_args[@]}"

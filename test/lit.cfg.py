@@ -2,6 +2,7 @@
 # lit configuration for mlir-weakref, in the style of MLIR's.
 
 import os
+import subprocess
 
 import lit.formats
 from lit.llvm import llvm_config
@@ -21,7 +22,19 @@ config.excludes = [
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.weakref_obj_root, "test")
 
-config.substitutions.append(("%PYTHON", config.python_executable))
+# In an ASan build, Python scripts that load the instrumented C library with
+# ctypes need the ASan runtime preloaded (Python itself leaks by design).
+python = config.python_executable
+sanitizer = config.llvm_use_sanitizer.lower()
+if "address" in sanitizer:
+    config.available_features.add("asan")
+    runtime = subprocess.check_output(
+        [config.cxx_compiler, "-print-file-name=libasan.so"], text=True
+    ).strip()
+    python = f"env LD_PRELOAD={runtime} ASAN_OPTIONS=detect_leaks=0 {python}"
+if "thread" in sanitizer:
+    config.available_features.add("tsan")
+config.substitutions.append(("%PYTHON", python))
 # The shared library that exports the whole C API, for ctypes.
 config.substitutions.append(("%weakref_c_lib", config.weakref_c_lib))
 

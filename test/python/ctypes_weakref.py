@@ -1,4 +1,6 @@
 # RUN: %PYTHON %s %weakref_c_lib | FileCheck %s
+# The TSan runtime cannot be loaded into an uninstrumented interpreter.
+# UNSUPPORTED: tsan
 """Weak operation references from Python through ctypes alone: no compiled
 extension, only the C API exported by libMLIRWeakRefC.so."""
 

@@ -1,0 +1,300 @@
+//===- WeakRefModule.cpp - mlir._mlir_libs._mlirWeakRef --------------------===//
+//
+// Part of the mlir-weakref project, under the Apache License v2.0 with LLVM
+// Exceptions.
+//
+//===----------------------------------------------------------------------===//
+//
+// The compiled half of `mlir.weakref`: weak operation references, reference
+// scopes and erasure provenance for Python, on the C API alone (MLIR's
+// MlirOperationRef and this project's mlir-weakref-c/WeakRef.h). The Python
+// half (mlir/weakref.py) builds the containers on top.
+//
+// Python holds the GIL around every call here; operations may still be
+// destroyed on pass-manager threads meanwhile, which the references observe
+// safely. Nothing here keeps a context alive except `ErasureProvenance`,
+// whose recorder must not outlive its context.
+//
+//===----------------------------------------------------------------------===//
+
+#include "mlir-c/IR.h"
+#include "mlir-weakref-c/WeakRef.h"
+#include "mlir/Bindings/Python/PybindAdaptors.h"
+
+#include <string>
+
+namespace py = pybind11;
+
+namespace {
+
+/// The operation of an Operation, or of anything with one (OpView, Module).
+/// An erased operation raises its wrapper's RuntimeError.
+MlirOperation toOperation(const py::handle &obj) {
+  py::object op = py::reinterpret_borrow<py::object>(obj);
+  if (!PyCapsule_CheckExact(op.ptr())) {
+    if (py::hasattr(op, "operation"))
+      op = op.attr("operation");
+    if (!py::hasattr(py::type::of(op), MLIR_PYTHON_CAPI_PTR_ATTR))
+      throw py::type_error("expected an MLIR operation, got " +
+                           py::repr(obj).cast<std::string>());
+    // Not py::hasattr on the object: it would swallow an erased operation's
+    // RuntimeError.
+    op = op.attr(MLIR_PYTHON_CAPI_PTR_ATTR);
+  }
+  MlirOperation result = mlirPythonCapsuleToOperation(op.ptr());
+  if (mlirOperationIsNull(result))
+    throw py::error_already_set();
+  return result;
+}
+
+/// The Python object for a live operation: its existing wrapper if it has
+/// one (so `ref(op)() is op`), a new one otherwise.
+py::object toPython(MlirOperation op) {
+  if (mlirOperationIsNull(op))
+    return py::none();
+  return py::cast(op);
+}
+
+/// A weak reference owned by Python (`mlir.weakref.ref`).
+class PyOpRef {
+public:
+  explicit PyOpRef(MlirOperationRef ref) : ref(ref) {}
+  PyOpRef(const PyOpRef &) = delete;
+  PyOpRef &operator=(const PyOpRef &) = delete;
+  ~PyOpRef() { mlirOperationRefDestroy(ref); }
+
+  static PyOpRef *create(const py::handle &op) {
+    return new PyOpRef(mlirOperationRefCreate(toOperation(op)));
+  }
+  MlirOperationRef get() const { return ref; }
+
+private:
+  MlirOperationRef ref;
+};
+
+/// Owns a reference scope; refs it hands out are checked against `epoch`, so
+/// that they raise instead of reading a reference the scope dropped.
+class PyRefScope {
+public:
+  PyRefScope() : scope(mlirWeakOpRefScopeCreate()) {}
+  PyRefScope(const PyRefScope &) = delete;
+  PyRefScope &operator=(const PyRefScope &) = delete;
+  ~PyRefScope() { close(); }
+
+  bool isOpen() const { return !mlirWeakOpRefScopeIsNull(scope); }
+  void checkOpen() const {
+    if (!isOpen())
+      throw py::value_error("the reference scope is closed");
+  }
+  void close() {
+    if (!isOpen())
+      return;
+    mlirWeakOpRefScopeDestroy(scope);
+    scope = {nullptr};
+    ++epoch;
+  }
+  void reset() {
+    checkOpen();
+    mlirWeakOpRefScopeReset(scope);
+    ++epoch;
+  }
+
+  MlirWeakOpRefScope scope;
+  /// Bumped whenever the scope drops its references.
+  uint64_t epoch = 0;
+};
+
+/// A reference borrowed from a PyRefScope.
+class PyScopedRef {
+public:
+  PyScopedRef(py::object scopeObj, MlirOperationRef ref)
+      : scopeObj(std::move(scopeObj)), ref(ref),
+        epoch(this->scopeObj.cast<PyRefScope &>().epoch) {}
+
+  MlirOperationRef get() const {
+    if (scopeObj.cast<PyRefScope &>().epoch != epoch) {
+      PyErr_SetString(PyExc_ReferenceError,
+                      "the reference's scope has been closed or reset");
+      throw py::error_already_set();
+    }
+    return ref;
+  }
+
+private:
+  py::object scopeObj;
+  MlirOperationRef ref;
+  uint64_t epoch;
+};
+
+/// An erasure provenance recorder. It keeps its context's Python object
+/// alive, since the recorder must be destroyed before the context.
+class PyProvenance {
+public:
+  PyProvenance(py::object contextObj)
+      : contextObj(std::move(contextObj)),
+        provenance(mlirErasureProvenanceEnable(
+            this->contextObj.cast<MlirContext>())) {
+    if (mlirErasureProvenanceIsNull(provenance))
+      throw std::runtime_error(
+          "erasure provenance is already enabled for this context");
+  }
+  PyProvenance(const PyProvenance &) = delete;
+  PyProvenance &operator=(const PyProvenance &) = delete;
+  ~PyProvenance() { close(); }
+
+  bool isOpen() const { return !mlirErasureProvenanceIsNull(provenance); }
+  void close() {
+    if (!isOpen())
+      return;
+    mlirErasureProvenanceDestroy(provenance);
+    provenance = {nullptr};
+  }
+  void checkOpen() const {
+    if (!isOpen())
+      throw py::value_error("erasure provenance has been closed");
+  }
+
+  void instrument(MlirPassManager pm) {
+    checkOpen();
+    mlirErasureProvenanceInstrument(provenance, pm);
+  }
+
+  py::object describe(MlirOperationRef ref) const {
+    if (!isOpen() || mlirOperationRefIsNull(ref))
+      return py::none();
+    std::string text;
+    bool found = mlirErasureProvenanceDescribe(
+        provenance, ref,
+        [](MlirStringRef part, void *userData) {
+          static_cast<std::string *>(userData)->append(part.data, part.length);
+        },
+        &text);
+    return found ? py::object(py::str(text)) : py::none();
+  }
+
+  py::object contextObj;
+
+private:
+  MlirErasureProvenance provenance;
+};
+
+/// The MlirOperationRef of any of the reference kinds Python may hold.
+MlirOperationRef toRef(const py::handle &obj) {
+  if (py::isinstance<PyOpRef>(obj))
+    return obj.cast<const PyOpRef &>().get();
+  if (py::isinstance<PyScopedRef>(obj))
+    return obj.cast<const PyScopedRef &>().get();
+  if (PyCapsule_CheckExact(obj.ptr())) {
+    MlirOperationRef ref = mlirPythonCapsuleToOperationRef(obj.ptr());
+    if (mlirOperationRefIsNull(ref))
+      throw py::error_already_set();
+    return ref;
+  }
+  throw py::type_error("expected an mlir.weakref reference or an "
+                       "OperationRef capsule");
+}
+
+template <typename RefClass>
+void defineRefMethods(py::class_<RefClass> &cls) {
+  cls.def(
+         "__call__",
+         [](const RefClass &self) {
+           return toPython(mlirOperationRefDeref(self.get()));
+         },
+         "Returns the operation, or None if it has been destroyed.")
+      .def_property_readonly(
+          "alive",
+          [](const RefClass &self) {
+            return !mlirOperationRefIsExpired(self.get());
+          },
+          "False once the operation has been destroyed.")
+      .def("__eq__",
+           [](const RefClass &self, const py::object &other) -> py::object {
+             if (!py::isinstance<PyOpRef>(other) &&
+                 !py::isinstance<PyScopedRef>(other))
+               return py::reinterpret_borrow<py::object>(
+                   Py_NotImplemented);
+             return py::bool_(mlirOperationRefEqual(self.get(), toRef(other)));
+           })
+      .def("__hash__", [](const RefClass &self) {
+        return static_cast<py::ssize_t>(
+            mlirOperationRefHashValue(self.get()));
+      });
+}
+
+} // namespace
+
+PYBIND11_MODULE(_mlirWeakRef, m) {
+  m.doc() = "Weak operation references, reference scopes and erasure "
+            "provenance (the compiled half of mlir.weakref)";
+
+  py::class_<PyOpRef> opRef(m, "OpRef", "A weak reference to an operation.");
+  opRef.def(py::init(&PyOpRef::create), py::arg("operation"),
+            "Creates a weak reference to a live operation.");
+  defineRefMethods(opRef);
+
+  py::class_<PyScopedRef> scopedRef(
+      m, "ScopedRef",
+      "A weak reference owned by a RefScope; raises ReferenceError once the "
+      "scope is closed or reset.");
+  defineRefMethods(scopedRef);
+
+  py::class_<PyRefScope>(m, "RefScope",
+                         "Owns weak references until closed; a context "
+                         "manager.")
+      .def(py::init<>())
+      .def(
+          "ref",
+          [](py::object self, const py::handle &op) {
+            PyRefScope &scope = self.cast<PyRefScope &>();
+            scope.checkOpen();
+            MlirOperationRef ref =
+                mlirWeakOpRefScopeCreateRef(scope.scope, toOperation(op));
+            return PyScopedRef(std::move(self), ref);
+          },
+          py::arg("operation"),
+          "Creates a reference to `operation` owned by this scope.")
+      .def("__len__",
+           [](const PyRefScope &self) {
+             return self.isOpen() ? mlirWeakOpRefScopeSize(self.scope) : 0;
+           })
+      .def(
+          "count_alive",
+          [](const PyRefScope &self) {
+            return self.isOpen() ? mlirWeakOpRefScopeCountAlive(self.scope)
+                                 : 0;
+          },
+          "How many of the scope's references refer to a live operation.")
+      .def("reset", &PyRefScope::reset,
+           "Drops every reference; the scope stays open.")
+      .def("close", &PyRefScope::close, "Drops every reference.")
+      .def_property_readonly("closed",
+                             [](const PyRefScope &self) {
+                               return !self.isOpen();
+                             })
+      .def("__enter__", [](py::object self) { return self; })
+      .def("__exit__", [](PyRefScope &self, const py::args &) {
+        self.close();
+      });
+
+  py::class_<PyProvenance>(m, "ErasureProvenance",
+                           "Records what destroyed weakly referenced "
+                           "operations of one context.")
+      .def(py::init<py::object>(), py::arg("context"))
+      .def("instrument", &PyProvenance::instrument, py::arg("pass_manager"),
+           "Attributes erasures made by the pass manager's passes to them.")
+      .def(
+          "describe",
+          [](const PyProvenance &self, const py::handle &ref) {
+            return self.describe(toRef(ref));
+          },
+          py::arg("ref"),
+          "What destroyed the operation `ref` refers to, or None if it is "
+          "alive or was destroyed while not recording.")
+      .def("close", &PyProvenance::close, "Stops recording.")
+      .def_property_readonly("closed",
+                             [](const PyProvenance &self) {
+                               return !self.isOpen();
+                             })
+      .def_readonly("context", &PyProvenance::contextObj);
+}

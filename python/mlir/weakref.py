@@ -1,0 +1,228 @@
+#  Part of the mlir-weakref project, under the Apache License v2.0 with LLVM
+#  Exceptions.
+"""Weak references to MLIR operations, in the style of the `weakref` module.
+
+`ref(op)` does not keep `op` alive and never resolves to another operation
+later allocated at the same address: calling it returns the operation, or
+None once C++ (a pass, a rewrite, an erased parent, a freed module) or Python
+destroyed it::
+
+    r = ref(op)
+    PassManager.parse("builtin.module(canonicalize)").run(module.operation)
+    if r() is None:
+        print("canonicalize erased it")
+
+`WeakOpKeyDictionary` and `WeakOpSet` forget destroyed operations.
+Operations die without notifying Python (possibly on pass-manager threads),
+so unlike `weakref.WeakKeyDictionary` an entry's value is released lazily:
+dead entries are invisible at once, and reclaimed by `purge()`, by `len()`
+and as the container grows. No callbacks run when an operation dies.
+
+`RefScope` owns many references and drops them all at once. With
+`ErasureProvenance(context)` enabled, a dead reference can say what destroyed
+its operation, and so do the RuntimeErrors raised by erased operations'
+wrappers.
+"""
+
+from collections.abc import MutableMapping, MutableSet
+import weakref as _pyweakref
+
+from ._mlir_libs._mlirWeakRef import (
+    OpRef as ref,
+    RefScope,
+    ScopedRef,
+    ErasureProvenance as _ErasureProvenance,
+)
+
+__all__ = [
+    "ref",
+    "RefScope",
+    "ScopedRef",
+    "WeakOpKeyDictionary",
+    "WeakOpSet",
+    "ErasureProvenance",
+]
+
+
+def _key(op):
+    """The reference used as a key for `op`, or None if `op` is erased."""
+    try:
+        return ref(op)
+    except RuntimeError:
+        return None
+
+
+class _WeakOpContainer:
+    """Storage shared by the containers: a dict keyed by references.
+
+    A reference to a live op equals (and hashes like) every other reference
+    to it, and never equals one to an op destroyed earlier at that address.
+    """
+
+    def __init__(self):
+        self._data = {}
+        self._purge_at = 64
+
+    def _maybe_purge(self):
+        # Amortized: purge when the dict has doubled since the last purge.
+        if len(self._data) >= self._purge_at:
+            self.purge()
+            self._purge_at = max(64, 2 * len(self._data))
+
+    def purge(self):
+        """Reclaims the entries of destroyed operations; returns how many."""
+        dead = [k for k in self._data if not k.alive]
+        for k in dead:
+            del self._data[k]
+        return len(dead)
+
+    def __len__(self):
+        self.purge()
+        return len(self._data)
+
+    def _live_items(self):
+        for k, v in list(self._data.items()):
+            op = k()
+            if op is not None:
+                yield op, v
+
+
+class WeakOpKeyDictionary(_WeakOpContainer, MutableMapping):
+    """A mapping from operations to values that forgets destroyed operations.
+
+    An erased operation is never a key: `erased in d` is False and `d[erased]`
+    raises KeyError.
+    """
+
+    def __init__(self, items=None):
+        _WeakOpContainer.__init__(self)
+        if items is not None:
+            self.update(items)
+
+    def __setitem__(self, op, value):
+        self._data[ref(op)] = value
+        self._maybe_purge()
+
+    def __getitem__(self, op):
+        key = _key(op)
+        if key is None or key not in self._data:
+            raise KeyError(op)
+        return self._data[key]
+
+    def __delitem__(self, op):
+        key = _key(op)
+        if key is None or key not in self._data:
+            raise KeyError(op)
+        del self._data[key]
+
+    def __contains__(self, op):
+        key = _key(op)
+        return key is not None and key in self._data
+
+    def __iter__(self):
+        for op, _ in self._live_items():
+            yield op
+
+    def items(self):
+        return list(self._live_items())
+
+    def __repr__(self):
+        return f"<WeakOpKeyDictionary with {len(self)} live entries>"
+
+
+class WeakOpSet(_WeakOpContainer, MutableSet):
+    """A set of operations that forgets destroyed operations."""
+
+    def __init__(self, ops=()):
+        _WeakOpContainer.__init__(self)
+        for op in ops:
+            self.add(op)
+
+    def add(self, op):
+        self._data[ref(op)] = None
+        self._maybe_purge()
+
+    def discard(self, op):
+        key = _key(op)
+        if key is not None:
+            self._data.pop(key, None)
+
+    def __contains__(self, op):
+        key = _key(op)
+        return key is not None and key in self._data
+
+    def __iter__(self):
+        for op, _ in self._live_items():
+            yield op
+
+    def __repr__(self):
+        return f"<WeakOpSet with {len(self)} live operations>"
+
+
+class ErasureProvenance:
+    """Records what destroyed weakly referenced operations of a context.
+
+    While enabled, `describe(r)` tells what destroyed the operation of a dead
+    reference `r` (its name, location, and the pass that was running when
+    `instrument(pm)` was called for that pass manager), and so does the
+    RuntimeError raised when an erased operation's wrapper is used::
+
+        RuntimeError: the operation has been erased: `arith.muli` at
+        loc(unknown) erased during pass 'canonicalize'
+
+    Only operations with a weak reference are recorded: every Python
+    Operation wrapper holds one. At most one recorder per context; a context
+    manager, and closed when garbage collected. It keeps the context alive.
+    """
+
+    def __init__(self, context=None):
+        from .ir import Context
+
+        context = context if context is not None else Context.current
+        self._impl = _ErasureProvenance(context)
+        # The context's describer must not keep the recorder (which keeps the
+        # context) alive: it holds a weak reference to it.
+        self_ref = _pyweakref.ref(self)
+
+        def describer(capsule):
+            provenance = self_ref()
+            return provenance.describe(capsule) if provenance else None
+
+        self._describer = describer
+        context.erased_operation_describer = describer
+
+    @property
+    def context(self):
+        return self._impl.context
+
+    @property
+    def closed(self):
+        return self._impl.closed
+
+    def instrument(self, pass_manager):
+        """Attributes erasures made by `pass_manager`'s passes to them."""
+        self._impl.instrument(pass_manager)
+
+    def describe(self, reference):
+        """What destroyed the operation `reference` refers to, or None."""
+        return self._impl.describe(reference)
+
+    def close(self):
+        """Stops recording; earlier records are dropped."""
+        if self._impl.closed:
+            return
+        context = self._impl.context
+        if context.erased_operation_describer is self._describer:
+            context.erased_operation_describer = None
+        self._impl.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *args):
+        self.close()
+
+    def __del__(self):
+        impl = getattr(self, "_impl", None)
+        if impl is not None:
+            self.close()
