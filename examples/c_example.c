@@ -9,12 +9,14 @@ int main(void) {
   MlirOperation module =
       mlirOperationCreateParse(ctx, mlirStringRefCreateFromCString("module {}"),
                                mlirStringRefCreateFromCString("example"));
+  /* [readme:c] */
   MlirOperationRef ref = mlirOperationRefCreate(module);
   MlirWeakOpRefScope scope = mlirWeakOpRefScopeCreate();
   mlirWeakOpRefScopeCreateRef(scope, module);
   int aliveBefore = !mlirOperationIsNull(mlirOperationRefDeref(ref));
   mlirOperationDestroy(module);
-  int deadAfter = mlirOperationIsNull(mlirOperationRefDeref(ref));
+  int deadAfter = mlirOperationIsNull(mlirOperationRefDeref(ref)); /* 1 */
+  /* [/readme:c] */
   size_t scopeAlive = mlirWeakOpRefScopeCountAlive(scope);
   printf("alive before erase: %d, null after: %d, scope alive: %zu\n",
          aliveBefore, deadAfter, scopeAlive);

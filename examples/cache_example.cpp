@@ -25,6 +25,7 @@ int main() {
   if (!module)
     return 1;
 
+  // [readme:weakopmap]
   weakref::WeakOpMap<unsigned> numOperands;
   module->walk([&](Operation *op) { numOperands[op] = op->getNumOperands(); });
   size_t before = numOperands.size();
@@ -34,7 +35,8 @@ int main() {
   if (failed(pm.run(*module)))
     return 1;
 
-  size_t after = numOperands.size();
+  size_t after = numOperands.size(); // entries of erased ops are gone
+  // [/readme:weakopmap]
   llvm::outs() << "cached " << before << " ops, " << after
                << " still alive after canonicalize\n";
   // addi %a, 0 folds away, and with it the constant.

@@ -14,5 +14,6 @@ cmake -S "$ROOT/examples" -B "$EXBUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   { tail -20 "$EXBUILD.log"; exit 1; }
 ninja -C "$EXBUILD" >>"$EXBUILD.log" 2>&1 || { grep -A10 FAILED "$EXBUILD.log" | head -40; exit 1; }
 "$EXBUILD/cache-example"
+"$EXBUILD/readme-example"
 "$EXBUILD/c-example"
 echo "examples built against $PREFIX and passed"
