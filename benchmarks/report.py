@@ -1,22 +1,51 @@
 #!/usr/bin/env python3
-"""Turns bench-results/ into a Markdown table of ratios against their targets."""
+"""Turns bench-results/ into a Markdown table of ratios against their targets
+(printed) and a chart of how much of each target's budget was used
+(OUT/chart.png, with python3-matplotlib).
+
+  report.py OUT_DIR [--chart PNG]
+"""
 import json
+import re
 import statistics
 import sys
 from pathlib import Path
 
 out = Path(sys.argv[1])
 rows = []  # (metric, measured, target, ok)
+budget = []  # (metric, share of the target's budget used, ok)
+
+
+def budget_used(value, target):
+    """How much of a target's budget `value` uses: 1.0 is exactly on target.
+    For a ratio target such as "<= 1.05x", the budget is the overhead (0.05);
+    for a plain bound, the bound; for ">= N", N / value."""
+    m = re.match(r"(<=|>=) ([0-9.]+)(x?)$", target)
+    if not m:
+        return None
+    op, bound = m.group(1), float(m.group(2))
+    if op == ">=":
+        return bound / value
+    if bound <= 2:  # a patched/baseline style ratio
+        return max(value - 1, 0) / (bound - 1)
+    return value / bound
 
 
 def add(metric, value, fmt, target, ok):
     rows.append((metric, fmt.format(value), target, "yes" if ok else "**no**"))
+    used = budget_used(value, target)
+    if used is not None:
+        budget.append((metric, used, ok))
 
 
 for line in (out / "instructions.txt").read_text().splitlines():
     *workload, base, patched = line.split()
     ratio = int(patched) / int(base)
-    add(f"instructions, patched/baseline: {' '.join(workload)} ops",
+    name, count = " ".join(workload[:-1]), int(workload[-1])
+    label = {"create-erase": "bare create + destroy",
+             "create-erase-arith": "create (OpBuilder) + erase of `arith.addi`",
+             "canonicalize": "parse + canonicalize"}.get(name, name)
+    add(f"instructions, patched/baseline: {label}, {count:,} ops",
         ratio, "{:.4f}", "<= 1.005", ratio <= 1.005)
 
 runs = json.loads((out / "core.json").read_text())["benchmarks"]
@@ -50,19 +79,19 @@ destroy1 = ns_per_item("BM_DestroyOp/1/manual_time")
 mems = {b["name"].split("/")[1]: b["bytes_per_ref_op"] for b in runs
         if b["name"].startswith("BM_MemoryPerReferencedOp/") and b.get("run_type") == "iteration"}
 
-add("get() on a live ref vs weak_ptr::lock (speed-up)", lock / get_live, "{:.1f}x", ">= 5x", lock / get_live >= 5)
-add("get() on a dead ref vs weak_ptr::lock (speed-up)", lock / get_dead, "{:.1f}x", ">= 5x", lock / get_dead >= 5)
-add("get() on a live ref vs mutex+DenseMap registry lookup (speed-up)", registry / get_live, "{:.1f}x", "(report)", True)
-add("create first ref (ns)", create, "{:.1f}", "<= 100", create <= 100)
-add("copy + drop an extra ref (ns)", copy, "{:.1f}", "(report)", True)
-add("invalidate: destroy referenced op minus unreferenced (ns)", destroy1 - destroy0, "{:.1f}", "<= 100", destroy1 - destroy0 <= 100)
+add("`get()` on a live ref vs `std::weak_ptr::lock` (speed-up)", lock / get_live, "{:.1f}x", ">= 5x", lock / get_live >= 5)
+add("`get()` on a dead ref vs `std::weak_ptr::lock` (speed-up)", lock / get_dead, "{:.1f}x", ">= 5x", lock / get_dead >= 5)
+add("`get()` vs a mutex + `DenseMap<Operation *, T>` registry lookup (speed-up)", registry / get_live, "{:.1f}x", "(report)", True)
+add("first reference to an op (ns)", create, "{:.1f}", "<= 100", create <= 100)
+add("copy + drop of an extra reference (ns)", copy, "{:.1f}", "(report)", True)
+add("invalidation: destroying a referenced op minus an unreferenced one (ns)", destroy1 - destroy0, "{:.1f}", "<= 100", destroy1 - destroy0 <= 100)
 for count, mem in sorted(mems.items(), key=lambda kv: int(kv[0])):
-    add(f"heap bytes per referenced op (control block + table entry), {count} ops",
+    add(f"heap bytes per referenced op (control block + table entry), {int(count):,} ops",
         mem, "{:.1f}", "<= 48", mem <= 48)
 for threads in (1, 2):
     none = median(f"BM_ParallelCanonicalize/0/{threads}")
     every = median(f"BM_ParallelCanonicalize/1/{threads}")
-    add(f"canonicalize 128 funcs, every op referenced / none, {threads} thread(s)",
+    add(f"canonicalize 128 functions, every op referenced / none, {threads} thread(s)",
         every / none, "{:.3f}x", "<= 1.25x", every / none <= 1.25)
 
 ext = json.loads((out / "extension.json").read_text())["benchmarks"]
@@ -77,15 +106,15 @@ def ext_median(name):
 
 
 lookup = ext_ns("BM_LookupWeakOpMap") / ext_ns("BM_LookupDenseMap")
-add("WeakOpMap lookup / DenseMap<Operation *, T> lookup", lookup, "{:.2f}x", "<= 2x", lookup <= 2)
+add("`WeakOpMap` lookup / `DenseMap<Operation *, T>` lookup", lookup, "{:.2f}x", "<= 2x", lookup <= 2)
 insert = ext_ns("BM_InsertWeakOpMap/manual_time") / ext_ns("BM_InsertDenseMap/manual_time")
-add("WeakOpMap insert of fresh ops (first reference included) / DenseMap insert",
+add("`WeakOpMap` insert of fresh ops (first reference included) / `DenseMap` insert",
     insert, "{:.2f}x", "<= 2x", insert <= 2)
 insert_ref = ext_ns("BM_InsertWeakOpMapReferenced/manual_time") / ext_ns("BM_InsertDenseMap/manual_time")
-add("WeakOpMap insert of already-referenced ops / DenseMap insert",
+add("`WeakOpMap` insert of already-referenced ops / `DenseMap` insert",
     insert_ref, "{:.2f}x", "<= 2x", insert_ref <= 2)
 prov = ext_median("BM_CanonicalizeProvenance/1") / ext_median("BM_CanonicalizeProvenance/0")
-add("canonicalize 64 funcs, all ops referenced: provenance on / off", prov, "{:.3f}x", "(report)", True)
+add("canonicalize 64 functions, all ops referenced: provenance on / off", prov, "{:.3f}x", "(report)", True)
 
 python_results = out / "python.json"
 if python_results.exists():
@@ -99,6 +128,40 @@ if python_results.exists():
         else:
             add(f"Python: {r['metric']}, patched (baseline {r['baseline']:.0f})",
                 r["patched"], "{:.0f}", "(report)", True)
+
+
+
+def chart(path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    labels = [re.sub(r" \(([0-9.]+ / [0-9.]+ ms)\)", "", m).replace("`", "")
+              for m, _, _ in budget]
+    values = [u for _, u, _ in budget]
+    floor = 0.02  # zero overhead (or a speed-up) is drawn at the floor
+    colors = ["#3a7d44" if ok else "#c0392b" for _, _, ok in budget]
+    fig, ax = plt.subplots(figsize=(10, 0.3 * len(budget) + 1.4))
+    y = list(range(len(budget)))[::-1]
+    ax.barh(y, [max(v, floor) for v in values], color=colors)
+    ax.axvline(1.0, color="black", linewidth=1)
+    ax.set_yticks(y)
+    ax.set_yticklabels(labels, fontsize=7)
+    ax.set_xscale("log")
+    ax.set_xlim(floor / 1.5, max(values) * 3)
+    ax.set_xlabel("share of the target's budget used (log scale; 1 = on target)", fontsize=8)
+    ax.set_title("mlir-weakref benchmarks vs targets: green met, red missed.\n"
+                 "Ratio targets (e.g. <= 1.05x): measured overhead / allowed overhead;\n"
+                 "speed-ups (>= 5x): target / measured", fontsize=8)
+    for yi, v in zip(y, values):
+        ax.text(max(v, floor) * 1.08, yi, f"{v:.2f}", va="center", fontsize=6)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+if "--chart" in sys.argv:
+    chart(sys.argv[sys.argv.index("--chart") + 1])
 
 print("| metric | measured | target | met |")
 print("|---|---|---|---|")

@@ -1,15 +1,33 @@
 #!/usr/bin/env bash
 # benchmarks/run.sh -- every benchmark of this project, from one command.
 # Builds the patched and the baseline trees (cached), then prints each ratio
-# next to its target. Results also go to bench-results/.
+# next to its target. Results go to bench-results/: the raw measurements,
+# report.md (the table) and chart.png (each result against its target).
 #
-#   benchmarks/run.sh [--quick]
+#   benchmarks/run.sh [--quick] [--readme]
+#     --quick    fewer ops and repetitions
+#     --readme   also put the table into README.md (between its
+#                benchmark-table markers) and the chart into docs/
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 QUICK=0
-[[ ${1:-} == --quick ]] && QUICK=1
+README=0
+for arg in "$@"; do
+  case $arg in
+  --quick) QUICK=1 ;;
+  --readme) README=1 ;;
+  *) echo "run.sh: error: unknown option '$arg'" >&2; exit 2 ;;
+  esac
+done
 OUT=$ROOT/bench-results
 mkdir -p "$OUT"
+
+# The chart needs Debian's matplotlib (not a set-up dependency).
+if ! /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
+  echo "installing python3-matplotlib (for the chart)"
+  [[ $(id -u) == 0 ]] || { echo "run.sh: error: python3-matplotlib missing; run as root or install it" >&2; exit 1; }
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-matplotlib >/dev/null
+fi
 
 "$ROOT/setup.sh" --no-demo >"$OUT/setup-patched.log" 2>&1 || { tail -20 "$OUT/setup-patched.log"; exit 1; }
 "$ROOT/setup.sh" --no-demo --baseline >"$OUT/setup-baseline.log" 2>&1 || { tail -20 "$OUT/setup-baseline.log"; exit 1; }
@@ -54,4 +72,22 @@ if [[ -d $PATCHED/python_packages/mlir_core && -d $BASELINE/python_packages/mlir
     "$BASELINE/python_packages/mlir_core" --reps "$reps" --json "$OUT/python.json" >/dev/null
 fi
 
-python3 "$ROOT/benchmarks/report.py" "$OUT" | tee "$OUT/report.md"
+/usr/bin/python3 "$ROOT/benchmarks/report.py" "$OUT" --chart "$OUT/chart.png" | tee "$OUT/report.md"
+echo "chart: $OUT/chart.png"
+
+if ((README)); then
+  mkdir -p "$ROOT/docs"
+  cp "$OUT/chart.png" "$ROOT/docs/benchmarks.png"
+  /usr/bin/python3 - "$ROOT/README.md" "$OUT/report.md" <<'PY'
+import re, sys
+readme, table = sys.argv[1], open(sys.argv[2]).read().strip()
+text = open(readme).read()
+begin, end = "<!-- benchmark-table:begin -->", "<!-- benchmark-table:end -->"
+if begin not in text or end not in text:
+    sys.exit(f"{readme} has no {begin} ... {end} markers")
+head, rest = text.split(begin, 1)
+_, tail = rest.split(end, 1)
+open(readme, "w").write(f"{head}{begin}\n{table}\n{end}{tail}")
+PY
+  echo "README.md table and docs/benchmarks.png updated"
+fi
