@@ -46,12 +46,16 @@ die() { echo "setup.sh: error: $*" >&2; exit 1; }
 
 # ---------------------------------------------------------------- keys ----
 # Build options that define a build tree. Anything here goes into the key.
-SAN_FLAG=
+# LLVM's "Undefined" setting passes clang-only flags; with GCC, UBSan's flags
+# are given directly (vptr needs RTTI, which LLVM builds without).
+SAN_FLAGS=()
+UBSAN_CFLAGS="-fsanitize=undefined -fno-sanitize=vptr -fno-sanitize-recover=all"
 case $SANITIZE in
 '') ;;
-address,undefined | undefined,address) SAN_FLAG="-DLLVM_USE_SANITIZER=Address;Undefined" ;;
-address) SAN_FLAG="-DLLVM_USE_SANITIZER=Address" ;;
-thread) SAN_FLAG="-DLLVM_USE_SANITIZER=Thread" ;;
+address,undefined | undefined,address)
+  SAN_FLAGS=(-DLLVM_USE_SANITIZER=Address "-DCMAKE_C_FLAGS=$UBSAN_CFLAGS" "-DCMAKE_CXX_FLAGS=$UBSAN_CFLAGS") ;;
+address) SAN_FLAGS=(-DLLVM_USE_SANITIZER=Address) ;;
+thread) SAN_FLAGS=(-DLLVM_USE_SANITIZER=Thread) ;;
 *) die "SANITIZE must be one of: address,undefined | address | thread (got '$SANITIZE')" ;;
 esac
 LLVM_OPTS=(
@@ -75,7 +79,7 @@ LLVM_OPTS=(
   -DLLVM_CCACHE_BUILD=ON
   "-DLLVM_CCACHE_DIR=$CACHE/ccache"
   -DLLVM_CCACHE_MAXSIZE=20G
-  ${SAN_FLAG:+"$SAN_FLAG"}
+  "${SAN_FLAGS[@]}"
 )
 # Targets this project (and its tests) need from the LLVM/MLIR build.
 LLVM_TARGETS=(
@@ -293,7 +297,7 @@ if [[ ! -f $PROJECT_BUILD/build.ninja ]] || ! grep -q "^MLIR_DIR:[A-Z]*=$MLIR_DI
     -DMLIR_DIR="$MLIR_DIR" -DLLVM_DIR="$LLVM_BUILD/lib/cmake/llvm" \
     -DMLIR_WEAKREF_VARIANT="$VARIANT" -DPython3_EXECUTABLE=/usr/bin/python3 \
     -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache \
-    ${SAN_FLAG:+"$SAN_FLAG"} >"$PROJECT_BUILD.configure.log" 2>&1 ||
+    "${SAN_FLAGS[@]}" >"$PROJECT_BUILD.configure.log" 2>&1 ||
     { tail -30 "$PROJECT_BUILD.configure.log" >&2; die "project configure failed; log: $PROJECT_BUILD.configure.log"; }
 fi
 step "building mlir-weakref ($VARIANT)"
