@@ -41,18 +41,31 @@ echo
 echo "==> ctest (project tests)"
 ctest --test-dir "$BUILD" --output-on-failure -j"$(nproc)" "${CTEST_ARGS[@]}" || status=1
 
+# Runs one upstream gtest suite; prints "<passed> passed, <failed> failed".
+run_suite() { # binary
+  local out rc passed failed
+  out=$("$1" --gtest_brief=1 2>&1) && rc=0 || rc=$?
+  passed=$(echo "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p')
+  failed=$(echo "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p')
+  ((rc)) && echo "$out" | grep -E '^\[  FAILED  \]' | head -20 >&2
+  echo "${passed:-0} passed, ${failed:-0} failed$( ((rc)) && echo " (exit $rc)")"
+  return "$rc"
+}
+
 if ((UPSTREAM)); then
   echo
-  echo "==> upstream MLIR unit test suites (patched tree)"
+  echo "==> upstream MLIR unit test suites (patched tree; baseline tree if built)"
+  BASELINE_BUILD=$(dirname "$(dirname "$(dirname "$("$ROOT/setup.sh" --baseline --print-mlir-dir)")")")
   for suite in IR/MLIRIRTests Pass/MLIRPassTests Support/MLIRSupportTests; do
-    bin=$LLVM_BUILD/tools/mlir/unittests/$suite
-    if out=$("$bin" --gtest_brief=1 2>&1); then
-      echo "$(basename "$suite"): $(echo "$out" | grep -E '^\[  PASSED  \]' | sed 's/\[  PASSED  \] //')"
+    name=$(basename "$suite")
+    if result=$(run_suite "$LLVM_BUILD/tools/mlir/unittests/$suite"); then :; else status=1; fi
+    base=$BASELINE_BUILD/tools/mlir/unittests/$suite
+    if [[ -x $base ]]; then
+      base_result="baseline: $(run_suite "$base" || true)"
     else
-      echo "$out" | tail -30
-      echo "$(basename "$suite"): FAILED"
-      status=1
+      base_result="baseline: not built (./setup.sh --baseline --upstream-tests)"
     fi
+    printf '%-18s patched: %-28s %s\n' "$name" "$result" "$base_result"
   done
   # The C API test added by patch 0002, through upstream's own lit setup.
   if out=$("$LLVM_BUILD/bin/llvm-lit" -q "$LLVM_BUILD/tools/mlir/test/CAPI/opref.c" 2>&1); then
