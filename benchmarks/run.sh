@@ -69,7 +69,7 @@ done
 if [[ -d $PATCHED/python_packages/mlir_core && -d $BASELINE/python_packages/mlir_core ]]; then
   echo "running the Python benchmarks (patched vs baseline bindings, alternating)..."
   /usr/bin/python3 "$ROOT/benchmarks/python_bench.py" "$PATCHED/python_packages/mlir_core" \
-    "$BASELINE/python_packages/mlir_core" --reps "$reps" --json "$OUT/python.json" >/dev/null
+    "$BASELINE/python_packages/mlir_core" --reps "$reps" --instructions --json "$OUT/python.json" >/dev/null
 fi
 
 /usr/bin/python3 "$ROOT/benchmarks/report.py" "$OUT" --chart "$OUT/chart.png" | tee "$OUT/report.md"

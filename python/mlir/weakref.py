@@ -86,6 +86,14 @@ class _WeakOpContainer:
             if op is not None:
                 yield op, v
 
+    def __contains__(self, op):
+        key = _key(op)
+        return key is not None and key in self._data
+
+    def __iter__(self):
+        for op, _ in self._live_items():
+            yield op
+
 
 class WeakOpKeyDictionary(_WeakOpContainer, MutableMapping):
     """A mapping from operations to values that forgets destroyed operations.
@@ -115,14 +123,6 @@ class WeakOpKeyDictionary(_WeakOpContainer, MutableMapping):
             raise KeyError(op)
         del self._data[key]
 
-    def __contains__(self, op):
-        key = _key(op)
-        return key is not None and key in self._data
-
-    def __iter__(self):
-        for op, _ in self._live_items():
-            yield op
-
     def items(self):
         return list(self._live_items())
 
@@ -146,14 +146,6 @@ class WeakOpSet(_WeakOpContainer, MutableSet):
         key = _key(op)
         if key is not None:
             self._data.pop(key, None)
-
-    def __contains__(self, op):
-        key = _key(op)
-        return key is not None and key in self._data
-
-    def __iter__(self):
-        for op, _ in self._live_items():
-            yield op
 
     def __repr__(self):
         return f"<WeakOpSet with {len(self)} live operations>"
