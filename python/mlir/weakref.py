@@ -215,6 +215,9 @@ class ErasureProvenance:
         self.close()
 
     def __del__(self):
-        impl = getattr(self, "_impl", None)
-        if impl is not None:
+        if getattr(self, "_impl", None) is None:
+            return  # __init__ failed
+        try:
             self.close()
+        except Exception:
+            pass  # at interpreter exit, the context may be half torn down
