@@ -307,6 +307,10 @@ CCACHE_DIR=$CACHE/ccache run_ninja "$PROJECT_BUILD.build.log" -C "$PROJECT_BUILD
 if ((DEMO)) && [[ $VARIANT == patched ]]; then
   step "running the demo: $PROJECT_BUILD/bin/weakref-demo"
   "$PROJECT_BUILD/bin/weakref-demo"
+  if [[ -d $PROJECT_BUILD/python_packages/mlir_core ]]; then
+    step "running the Python demo: tools/weakref-demo/weakref-demo.py"
+    PYTHONPATH=$PROJECT_BUILD/python_packages/mlir_core /usr/bin/python3 "$ROOT/tools/weakref-demo/weakref-demo.py"
+  fi
 fi
 echo
 echo "setup.sh: OK ($VARIANT, key $KEY) in $((SECONDS - START))s; MLIR_DIR=$MLIR_DIR, project build: $PROJECT_BUILD"
