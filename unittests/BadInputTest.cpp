@@ -114,7 +114,7 @@ TEST(BadInputTest, OpsOfAnotherContext) {
   EXPECT_FALSE(provenance->lookup(refB).has_value());
   // The other context goes entirely, with a module leaked into it.
   WeakOpRef leakedB(b->getOperation());
-  (void)b.release();
+  weakref::test::leakOnPurpose(b.release());
   contextB.reset();
   EXPECT_TRUE(leakedB.isExpired());
   EXPECT_EQ(map.size(), 1u);
@@ -133,6 +133,7 @@ TEST(BadInputTest, CAPIScopeOutlivesContext) {
   MlirWeakOpMap map = mlirWeakOpMapCreate();
   EXPECT_TRUE(mlirWeakOpMapInsert(map, module, 7));
   // The module is leaked into the context, which is destroyed first.
+  weakref::test::leakOnPurpose(unwrap(module));
   mlirContextDestroy(ctx);
   EXPECT_TRUE(mlirOperationRefIsExpired(borrowed));
   EXPECT_TRUE(mlirOperationIsNull(mlirOperationRefDeref(borrowed)));

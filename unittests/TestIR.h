@@ -8,7 +8,13 @@
 #ifndef MLIR_WEAKREF_UNITTESTS_TESTIR_H
 #define MLIR_WEAKREF_UNITTESTS_TESTIR_H
 
+#include "mlir/IR/Operation.h"
+#include "llvm/Support/Compiler.h"
 #include "llvm/Support/FormatVariadic.h"
+
+#if LLVM_ADDRESS_SANITIZER_BUILD
+#include <sanitizer/lsan_interface.h>
+#endif
 
 #include <string>
 
@@ -31,6 +37,16 @@ inline std::string foldableFunctions(unsigned numFuncs) {
       })",
                           i);
   return text;
+}
+
+/// Tests of contexts destroyed under live ops leak those ops on purpose (they
+/// cannot be destroyed without their context): tells LeakSanitizer so.
+inline void leakOnPurpose(Operation *op) {
+#if LLVM_ADDRESS_SANITIZER_BUILD
+  __lsan_ignore_object(op);
+#else
+  (void)op;
+#endif
 }
 
 } // namespace mlir::weakref::test

@@ -220,8 +220,11 @@ TEST_F(CoreTest, AddressReuseAcrossManyCycles) {
     EXPECT_EQ(ref.get(), nullptr);
     dead.emplace_back(std::move(ref), op);
   }
-  // glibc's allocator reuses freed blocks of the same size immediately.
+  // glibc's allocator reuses freed blocks of the same size immediately; ASan's
+  // quarantine never does (and would report any access to a freed op).
+#if !LLVM_ADDRESS_SANITIZER_BUILD
   EXPECT_GT(reused, 0u);
+#endif
 }
 
 TEST_F(CoreTest, ContextDestroyedWithReferencesOutstanding) {
@@ -231,7 +234,7 @@ TEST_F(CoreTest, ContextDestroyedWithReferencesOutstanding) {
     moduleRef = WeakOpRef(module->getOperation());
     funcRef = WeakOpRef(opsNamed(*module, "func.func").front());
     // Leak the module: its ops are never destroyed, only the context is.
-    (void)module.release();
+    weakref::test::leakOnPurpose(module.release());
   }
   context.reset();
   EXPECT_TRUE(moduleRef.isExpired());
