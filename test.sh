@@ -34,7 +34,9 @@ setup_args=(--no-demo)
 ((UPSTREAM)) && setup_args+=(--upstream-tests)
 "$ROOT/setup.sh" "${setup_args[@]}"
 BUILD=$("$ROOT/setup.sh" --print-build-dir)
-LLVM_BUILD=$(dirname "$(dirname "$(dirname "$("$ROOT/setup.sh" --print-mlir-dir)")")")
+# The LLVM build directory of a tree: setup.sh prints its lib/cmake/mlir.
+llvm_build_dir() { dirname "$(dirname "$(dirname "$("$ROOT/setup.sh" "$@" --print-mlir-dir)")")"; }
+LLVM_BUILD=$(llvm_build_dir)
 
 status=0
 echo
@@ -55,7 +57,7 @@ run_suite() { # binary
 if ((UPSTREAM)); then
   echo
   echo "==> upstream MLIR unit test suites (patched tree; baseline tree if built)"
-  BASELINE_BUILD=$(dirname "$(dirname "$(dirname "$("$ROOT/setup.sh" --baseline --print-mlir-dir)")")")
+  BASELINE_BUILD=$(llvm_build_dir --baseline)
   for suite in IR/MLIRIRTests Pass/MLIRPassTests Support/MLIRSupportTests; do
     name=$(basename "$suite")
     if result=$(run_suite "$LLVM_BUILD/tools/mlir/unittests/$suite"); then :; else status=1; fi

@@ -18,8 +18,6 @@
 #include "mlir-weakref/ErasureProvenance.h"
 #include "mlir-weakref/WeakOpMap.h"
 #include "mlir/CAPI/IR.h"
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/WeakOpRef.h"
 #include "mlir/Parser/Parser.h"
@@ -31,29 +29,15 @@ using namespace mlir;
 
 namespace {
 
-std::unique_ptr<MLIRContext> makeContext() {
-  DialectRegistry registry;
-  registry.insert<arith::ArithDialect, func::FuncDialect>();
-  auto context = std::make_unique<MLIRContext>(registry);
-  context->loadAllAvailableDialects();
-  return context;
-}
-
-SmallVector<Operation *> opsNamed(ModuleOp module, StringRef name) {
-  SmallVector<Operation *> ops;
-  module->walk([&](Operation *op) {
-    if (op->getName().getStringRef() == name)
-      ops.push_back(op);
-  });
-  return ops;
-}
+using weakref::test::makeArithFuncContext;
+using weakref::test::opsNamed;
 
 // While a module is torn down, the destruction hook sees each referenced op
 // and may reference it, and any op not being destroyed: the former read null
 // once their op is gone, nothing is left in the table, and new ops at the same
 // addresses are not resurrected.
 TEST(BadInputTest, ReferencesCreatedDuringTeardown) {
-  auto context = makeContext();
+  auto context = makeArithFuncContext();
   OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(
       weakref::test::foldableFunctions(4), context.get());
   OwningOpRef<ModuleOp> other = parseSourceString<ModuleOp>(
@@ -93,8 +77,8 @@ TEST(BadInputTest, ReferencesCreatedDuringTeardown) {
 // their module or context, independently; a provenance recorder knows only
 // about its own context.
 TEST(BadInputTest, OpsOfAnotherContext) {
-  auto contextA = makeContext();
-  auto contextB = makeContext();
+  auto contextA = makeArithFuncContext();
+  auto contextB = makeArithFuncContext();
   OwningOpRef<ModuleOp> a = parseSourceString<ModuleOp>(
       weakref::test::foldableFunctions(1), contextA.get());
   OwningOpRef<ModuleOp> b = parseSourceString<ModuleOp>(
@@ -153,7 +137,7 @@ TEST(BadInputDeathTest, ReleasingTwiceIsDiagnosed) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   EXPECT_DEATH(
       {
-        auto context = makeContext();
+        auto context = makeArithFuncContext();
         OwningOpRef<ModuleOp> module =
             parseSourceString<ModuleOp>("module {}", context.get());
         MlirOperationRef ref = mlirOperationRefCreate(wrap(module->getOperation()));

@@ -8,7 +8,12 @@
 #ifndef MLIR_WEAKREF_UNITTESTS_TESTIR_H
 #define MLIR_WEAKREF_UNITTESTS_TESTIR_H
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Operation.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Compiler.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -16,6 +21,7 @@
 #include <sanitizer/lsan_interface.h>
 #endif
 
+#include <memory>
 #include <string>
 
 namespace mlir::weakref::test {
@@ -37,6 +43,25 @@ inline std::string foldableFunctions(unsigned numFuncs) {
       })",
                           i);
   return text;
+}
+
+/// A context with the arith and func dialects loaded.
+inline std::unique_ptr<MLIRContext> makeArithFuncContext() {
+  DialectRegistry registry;
+  registry.insert<arith::ArithDialect, func::FuncDialect>();
+  auto context = std::make_unique<MLIRContext>(registry);
+  context->loadAllAvailableDialects();
+  return context;
+}
+
+/// Returns the ops of `module` with the given name, in walk order.
+inline SmallVector<Operation *> opsNamed(ModuleOp module, StringRef name) {
+  SmallVector<Operation *> ops;
+  module->walk([&](Operation *op) {
+    if (op->getName().getStringRef() == name)
+      ops.push_back(op);
+  });
+  return ops;
 }
 
 /// Tests of contexts destroyed under live ops leak those ops on purpose (they

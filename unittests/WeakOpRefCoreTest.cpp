@@ -36,13 +36,11 @@ static_assert(sizeof(void *) != 8 || sizeof(Operation) == 64,
 
 namespace {
 
+using weakref::test::opsNamed;
+
 class CoreTest : public ::testing::Test {
 protected:
-  CoreTest() {
-    registry.insert<arith::ArithDialect, func::FuncDialect>();
-    context = std::make_unique<MLIRContext>(registry);
-    context->loadAllAvailableDialects();
-  }
+  CoreTest() : context(weakref::test::makeArithFuncContext()) {}
 
   OwningOpRef<ModuleOp> parse(StringRef source) {
     OwningOpRef<ModuleOp> module =
@@ -51,17 +49,6 @@ protected:
     return module;
   }
 
-  /// Returns the ops of `module` with the given name, in walk order.
-  static SmallVector<Operation *> opsNamed(ModuleOp module, StringRef name) {
-    SmallVector<Operation *> ops;
-    module->walk([&](Operation *op) {
-      if (op->getName().getStringRef() == name)
-        ops.push_back(op);
-    });
-    return ops;
-  }
-
-  DialectRegistry registry;
   std::unique_ptr<MLIRContext> context;
 };
 
