@@ -12,7 +12,8 @@
 #                                   Debian's source package (copied, never modified)
 #   MLIR_WEAKREF_CACHE=dir          cache root (default ~/.cache/mlir-weakref)
 #   JOBS=n                          parallel build jobs (default: nproc)
-#   SANITIZE=address,undefined|thread  instrumented build (own cache key)
+#   SANITIZE=address|address,undefined|thread  instrumented build (own cache
+#                                   key; 'address' includes the Python package)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -36,7 +37,7 @@ for arg in "$@"; do
   --upstream-tests) UPSTREAM_TESTS=1 ;;
   --print-build-dir) PRINT_ONLY=build ;;
   --print-mlir-dir) PRINT_ONLY=mlir ;;
-  -h | --help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h | --help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) echo "setup.sh: error: unknown option '$arg' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -58,6 +59,10 @@ address) SAN_FLAGS=(-DLLVM_USE_SANITIZER=Address) ;;
 thread) SAN_FLAGS=(-DLLVM_USE_SANITIZER=Thread) ;;
 *) die "SANITIZE must be one of: address,undefined | address | thread (got '$SANITIZE')" ;;
 esac
+# The mlir Python package is built unsanitized and with ASan alone (the ASan
+# runtime is preloaded into Debian's python3 to load it); TSan and UBSan
+# builds leave it out.
+python_bindings() { [[ -z $SANITIZE || $SANITIZE == address ]]; }
 LLVM_OPTS=(
   -G Ninja
   -DCMAKE_BUILD_TYPE=Release
@@ -74,7 +79,7 @@ LLVM_OPTS=(
   -DLLVM_TABLEGEN=/usr/lib/llvm-19/bin/llvm-tblgen
   -DMLIR_TABLEGEN=/usr/lib/llvm-19/bin/mlir-tblgen
   -DMLIR_PDLL_TABLEGEN=/usr/lib/llvm-19/bin/mlir-pdll
-  -DMLIR_ENABLE_BINDINGS_PYTHON=$([[ -n $SANITIZE ]] && echo OFF || echo ON)
+  -DMLIR_ENABLE_BINDINGS_PYTHON=$(python_bindings && echo ON || echo OFF)
   -DPython3_EXECUTABLE=/usr/bin/python3
   -DLLVM_CCACHE_BUILD=ON
   "-DLLVM_CCACHE_DIR=$CACHE/ccache"
@@ -89,9 +94,7 @@ LLVM_TARGETS=(
   MLIRCAPIIR MLIRCAPITransforms MLIRCAPIFunc MLIRCAPIArith MLIRCAPIControlFlow
 )
 # The Python package (python/): its C API and generated dialect bindings.
-# Sanitized builds leave Python out (an instrumented extension cannot be
-# loaded into Debian's uninstrumented interpreter without preloading).
-[[ -n $SANITIZE ]] || LLVM_TARGETS+=(
+python_bindings && LLVM_TARGETS+=(
   MLIRCAPIDebug MLIRCAPIInterfaces
   tools/mlir/python/dialects/_builtin_ops_gen.py
   tools/mlir/python/dialects/_func_ops_gen.py
@@ -309,7 +312,9 @@ if ((DEMO)) && [[ $VARIANT == patched ]]; then
   "$PROJECT_BUILD/bin/weakref-demo"
   if [[ -d $PROJECT_BUILD/python_packages/mlir_core ]]; then
     step "running the Python demo: tools/weakref-demo/weakref-demo.py"
-    PYTHONPATH=$PROJECT_BUILD/python_packages/mlir_core /usr/bin/python3 "$ROOT/tools/weakref-demo/weakref-demo.py"
+    asan_python_env=()
+    [[ $SANITIZE == address ]] && asan_python_env=(LD_PRELOAD="$(c++ -print-file-name=libasan.so)" ASAN_OPTIONS=detect_leaks=0)
+    env "${asan_python_env[@]}" PYTHONPATH="$PROJECT_BUILD/python_packages/mlir_core" /usr/bin/python3 "$ROOT/tools/weakref-demo/weakref-demo.py"
   fi
 fi
 echo

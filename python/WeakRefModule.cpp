@@ -55,6 +55,21 @@ py::object toPython(MlirOperation op) {
   return py::cast(op);
 }
 
+/// An MlirOperationRef owned for the duration of one call.
+class OwnedRef {
+public:
+  explicit OwnedRef(MlirOperationRef ref) : ref(ref) {}
+  OwnedRef(OwnedRef &&other) noexcept : ref(other.ref) { other.ref = {nullptr}; }
+  OwnedRef(const OwnedRef &) = delete;
+  OwnedRef &operator=(const OwnedRef &) = delete;
+  OwnedRef &operator=(OwnedRef &&) = delete;
+  ~OwnedRef() { mlirOperationRefDestroy(ref); }
+  MlirOperationRef get() const { return ref; }
+
+private:
+  MlirOperationRef ref;
+};
+
 /// A weak reference owned by Python (`mlir.weakref.ref`).
 class PyOpRef {
 public:
@@ -66,14 +81,14 @@ public:
   static PyOpRef *create(const py::handle &op) {
     return new PyOpRef(mlirOperationRefCreate(toOperation(op)));
   }
-  MlirOperationRef get() const { return ref; }
+  OwnedRef get() const { return OwnedRef(mlirOperationRefCopy(ref)); }
 
 private:
   MlirOperationRef ref;
 };
 
-/// Owns a reference scope; refs it hands out are checked against `epoch`, so
-/// that they raise instead of reading a reference the scope dropped.
+/// Owns a reference scope; the ScopedRefs it hands out raise ReferenceError
+/// once it is closed or reset.
 class PyRefScope {
 public:
   PyRefScope() : scope(mlirWeakOpRefScopeCreate()) {}
@@ -91,39 +106,36 @@ public:
       return;
     mlirWeakOpRefScopeDestroy(scope);
     scope = {nullptr};
-    ++epoch;
   }
   void reset() {
     checkOpen();
     mlirWeakOpRefScopeReset(scope);
-    ++epoch;
   }
 
   MlirWeakOpRefScope scope;
-  /// Bumped whenever the scope drops its references.
-  uint64_t epoch = 0;
 };
 
-/// A reference borrowed from a PyRefScope.
+/// A reference owned by a PyRefScope, known by its key there.
 class PyScopedRef {
 public:
-  PyScopedRef(py::object scopeObj, MlirOperationRef ref)
-      : scopeObj(std::move(scopeObj)), ref(ref),
-        epoch(this->scopeObj.cast<PyRefScope &>().epoch) {}
+  PyScopedRef(py::object scopeObj, uint64_t key)
+      : scopeObj(std::move(scopeObj)), key(key) {}
 
-  MlirOperationRef get() const {
-    if (scopeObj.cast<PyRefScope &>().epoch != epoch) {
+  /// A new reference to the scope's reference; ReferenceError once the scope
+  /// has been closed or reset.
+  OwnedRef get() const {
+    const PyRefScope &scope = scopeObj.cast<const PyRefScope &>();
+    if (!scope.isOpen() || !mlirWeakOpRefScopeContains(scope.scope, key)) {
       PyErr_SetString(PyExc_ReferenceError,
                       "the reference's scope has been closed or reset");
       throw py::error_already_set();
     }
-    return ref;
+    return OwnedRef(mlirWeakOpRefScopeCopyRef(scope.scope, key));
   }
 
 private:
   py::object scopeObj;
-  MlirOperationRef ref;
-  uint64_t epoch;
+  uint64_t key;
 };
 
 /// An erasure provenance recorder. It keeps its context's Python object
@@ -178,8 +190,9 @@ private:
   MlirErasureProvenance provenance;
 };
 
-/// The MlirOperationRef of any of the reference kinds Python may hold.
-MlirOperationRef toRef(const py::handle &obj) {
+/// A new MlirOperationRef to what any of the reference kinds Python may hold
+/// refers to.
+OwnedRef toRef(const py::handle &obj) {
   if (py::isinstance<PyOpRef>(obj))
     return obj.cast<const PyOpRef &>().get();
   if (py::isinstance<PyScopedRef>(obj))
@@ -188,7 +201,7 @@ MlirOperationRef toRef(const py::handle &obj) {
     MlirOperationRef ref = mlirPythonCapsuleToOperationRef(obj.ptr());
     if (mlirOperationRefIsNull(ref))
       throw py::error_already_set();
-    return ref;
+    return OwnedRef(mlirOperationRefCopy(ref));
   }
   throw py::type_error("expected an mlir.weakref reference or an "
                        "OperationRef capsule");
@@ -199,13 +212,13 @@ void defineRefMethods(py::class_<RefClass> &cls) {
   cls.def(
          "__call__",
          [](const RefClass &self) {
-           return toPython(mlirOperationRefDeref(self.get()));
+           return toPython(mlirOperationRefDeref(self.get().get()));
          },
          "Returns the operation, or None if it has been destroyed.")
       .def_property_readonly(
           "alive",
           [](const RefClass &self) {
-            return !mlirOperationRefIsExpired(self.get());
+            return !mlirOperationRefIsExpired(self.get().get());
           },
           "False once the operation has been destroyed.")
       .def("__eq__",
@@ -214,11 +227,12 @@ void defineRefMethods(py::class_<RefClass> &cls) {
                  !py::isinstance<PyScopedRef>(other))
                return py::reinterpret_borrow<py::object>(
                    Py_NotImplemented);
-             return py::bool_(mlirOperationRefEqual(self.get(), toRef(other)));
+             return py::bool_(
+                 mlirOperationRefEqual(self.get().get(), toRef(other).get()));
            })
       .def("__hash__", [](const RefClass &self) {
         return static_cast<py::ssize_t>(
-            mlirOperationRefHashValue(self.get()));
+            mlirOperationRefHashValue(self.get().get()));
       });
 }
 
@@ -248,9 +262,9 @@ PYBIND11_MODULE(_mlirWeakRef, m) {
           [](py::object self, const py::handle &op) {
             PyRefScope &scope = self.cast<PyRefScope &>();
             scope.checkOpen();
-            MlirOperationRef ref =
+            uint64_t key =
                 mlirWeakOpRefScopeCreateRef(scope.scope, toOperation(op));
-            return PyScopedRef(std::move(self), ref);
+            return PyScopedRef(std::move(self), key);
           },
           py::arg("operation"),
           "Creates a reference to `operation` owned by this scope.")
@@ -286,7 +300,7 @@ PYBIND11_MODULE(_mlirWeakRef, m) {
       .def(
           "describe",
           [](const PyProvenance &self, const py::handle &ref) {
-            return self.describe(toRef(ref));
+            return self.describe(toRef(ref).get());
           },
           py::arg("ref"),
           "What destroyed the operation `ref` refers to, or None if it is "

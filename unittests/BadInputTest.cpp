@@ -113,18 +113,25 @@ TEST(BadInputTest, CAPIScopeOutlivesContext) {
       ctx, mlirStringRefCreateFromCString("module {}"),
       mlirStringRefCreateFromCString("bad-input"));
   MlirWeakOpRefScope scope = mlirWeakOpRefScopeCreate();
-  MlirOperationRef borrowed = mlirWeakOpRefScopeCreateRef(scope, module);
+  uint64_t key = mlirWeakOpRefScopeCreateRef(scope, module);
+  MlirOperationRef copy = mlirWeakOpRefScopeCopyRef(scope, key);
   MlirWeakOpMap map = mlirWeakOpMapCreate();
   EXPECT_TRUE(mlirWeakOpMapInsert(map, module, 7));
   // The module is leaked into the context, which is destroyed first.
   weakref::test::leakOnPurpose(unwrap(module));
   mlirContextDestroy(ctx);
-  EXPECT_TRUE(mlirOperationRefIsExpired(borrowed));
-  EXPECT_TRUE(mlirOperationIsNull(mlirOperationRefDeref(borrowed)));
+  EXPECT_TRUE(mlirOperationRefIsExpired(copy));
+  EXPECT_TRUE(mlirWeakOpRefScopeContains(scope, key));
+  EXPECT_TRUE(mlirOperationIsNull(mlirWeakOpRefScopeDeref(scope, key)));
+  mlirOperationRefDestroy(copy);
   EXPECT_EQ(mlirWeakOpRefScopeCountAlive(scope), 0u);
   EXPECT_EQ(mlirWeakOpMapSize(map), 0u);
   EXPECT_EQ(mlirWeakOpMapPurge(map), 1u);
   mlirWeakOpMapDestroy(map);
+  // A key kept past a reset finds nothing, never a later reference.
+  mlirWeakOpRefScopeReset(scope);
+  EXPECT_FALSE(mlirWeakOpRefScopeContains(scope, key));
+  EXPECT_TRUE(mlirOperationRefIsNull(mlirWeakOpRefScopeCopyRef(scope, key)));
   mlirWeakOpRefScopeDestroy(scope);
 }
 

@@ -14,7 +14,12 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Compiler.h"
 #include "gtest/gtest.h"
+
+#if LLVM_ADDRESS_SANITIZER_BUILD
+#include <sanitizer/lsan_interface.h>
+#endif
 
 using namespace mlir;
 using namespace mlir::weakref;
@@ -48,6 +53,26 @@ TEST_F(ProvenanceTest, OnePerContext) {
   EXPECT_EQ(ErasureProvenance::enable(context.get()), nullptr);
   first.reset();
   EXPECT_TRUE(ErasureProvenance::enable(context.get()));
+}
+
+TEST(ProvenanceContextTest, NewContextAtADeadContextsAddress) {
+  // Whether a context has a recorder is the context's own state: a recorder
+  // leaked with its context must not block a new context at the dead one's
+  // address. Placement new makes the address reuse certain.
+  alignas(MLIRContext) unsigned char storage[sizeof(MLIRContext)];
+  auto *first = new (storage) MLIRContext();
+  ErasureProvenance *leaked = ErasureProvenance::enable(first).release();
+  ASSERT_TRUE(leaked);
+#if LLVM_ADDRESS_SANITIZER_BUILD
+  __lsan_ignore_object(leaked);
+#endif
+  first->~MLIRContext();
+  auto *second = new (storage) MLIRContext();
+  ASSERT_EQ(static_cast<void *>(second), static_cast<void *>(first));
+  auto recorder = ErasureProvenance::enable(second);
+  EXPECT_TRUE(recorder);
+  recorder.reset();
+  second->~MLIRContext();
 }
 
 TEST_F(ProvenanceTest, ErasedOutsideAnyPass) {

@@ -89,6 +89,22 @@ TEST_F(CoreTest, CanonicalizeKillsFoldedOpsAndKeepsTheRest) {
   EXPECT_EQ(tracker.size(), 8u);
 }
 
+TEST_F(CoreTest, TrackerReportsSurviveLaterTracking) {
+  // collectNewlyDead's results must stay usable after trackAll grows the
+  // tracker (they once pointed into its storage; ASan reported the reads).
+  OwningOpRef<ModuleOp> module = parse(weakref::test::foldableFunctions(1));
+  weakref::OpTracker tracker;
+  tracker.trackAll(module->getOperation());
+  opsNamed(*module, "arith.muli").front()->erase();
+  std::vector<weakref::OpTracker::Entry> dead = tracker.collectNewlyDead();
+  OwningOpRef<ModuleOp> big = parse(weakref::test::foldableFunctions(200));
+  tracker.trackAll(big->getOperation());
+  ASSERT_EQ(dead.size(), 1u);
+  EXPECT_EQ(dead[0].name, "arith.muli");
+  EXPECT_TRUE(dead[0].ref.isExpired());
+  EXPECT_TRUE(tracker.collectNewlyDead().empty());
+}
+
 TEST_F(CoreTest, ParallelPassManagerOverManyFunctions) {
   constexpr unsigned kFuncs = 96;
   OwningOpRef<ModuleOp> module =

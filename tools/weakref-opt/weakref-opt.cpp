@@ -48,7 +48,7 @@ static llvm::cl::opt<bool>
 namespace {
 struct PassReport {
   std::string pass;
-  std::vector<const OpTracker::Entry *> died;
+  std::vector<OpTracker::Entry> died;
 };
 
 /// After each pass run on the root operation (a top-level pass, or the
@@ -90,8 +90,8 @@ static void printText(const OpTracker &tracker, ArrayRef<PassReport> reports) {
   for (const PassReport &report : reports) {
     llvm::outs() << "pass " << report.pass << ": " << report.died.size()
                  << " died\n";
-    for (const OpTracker::Entry *e : report.died)
-      llvm::outs() << "  died: " << e->name << " " << e->location << "\n";
+    for (const OpTracker::Entry &e : report.died)
+      llvm::outs() << "  died: " << e.name << " " << e.location << "\n";
   }
   llvm::outs() << "survived: " << tracker.countAlive() << " of "
                << tracker.size() << "\n";
@@ -118,8 +118,8 @@ static void printJson(const OpTracker &tracker, ArrayRef<PassReport> reports) {
         json.object([&] {
           json.attribute("pass", report.pass);
           json.attributeArray("died", [&] {
-            for (const OpTracker::Entry *e : report.died)
-              entry(*e);
+            for (const OpTracker::Entry &e : report.died)
+              entry(e);
           });
         });
     });

@@ -71,13 +71,28 @@ void mlirWeakOpRefScopeDestroy(MlirWeakOpRefScope scope) {
   delete unwrap(scope);
 }
 
-MlirOperationRef mlirWeakOpRefScopeCreateRef(MlirWeakOpRefScope scope,
-                                             MlirOperation op) {
+uint64_t mlirWeakOpRefScopeCreateRef(MlirWeakOpRefScope scope,
+                                     MlirOperation op) {
   if (mlirWeakOpRefScopeIsNull(scope) || mlirOperationIsNull(op))
-    return {nullptr};
-  // Borrowed: the scope keeps the ownership.
-  const void *control = unwrap(scope)->create(unwrap(op)).getOpaqueIdentity();
-  return {const_cast<void *>(control)};
+    return 0;
+  return unwrap(scope)->create(unwrap(op));
+}
+
+bool mlirWeakOpRefScopeContains(MlirWeakOpRefScope scope, uint64_t key) {
+  return !mlirWeakOpRefScopeIsNull(scope) && unwrap(scope)->lookup(key);
+}
+
+MlirOperation mlirWeakOpRefScopeDeref(MlirWeakOpRefScope scope, uint64_t key) {
+  const WeakOpRef *ref =
+      mlirWeakOpRefScopeIsNull(scope) ? nullptr : unwrap(scope)->lookup(key);
+  return wrap(ref ? ref->get() : nullptr);
+}
+
+MlirOperationRef mlirWeakOpRefScopeCopyRef(MlirWeakOpRefScope scope,
+                                           uint64_t key) {
+  const WeakOpRef *ref =
+      mlirWeakOpRefScopeIsNull(scope) ? nullptr : unwrap(scope)->lookup(key);
+  return wrap(ref ? *ref : WeakOpRef());
 }
 
 size_t mlirWeakOpRefScopeSize(MlirWeakOpRefScope scope) {

@@ -10,7 +10,6 @@
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
-#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -55,8 +54,11 @@ std::string describePattern(const Pattern &pattern) {
 }
 
 /// Contexts that have a recorder: the destruction hook is a single slot.
-std::mutex enabledMutex;
-llvm::DenseSet<MLIRContext *> enabledContexts;
+/// Serializes enabling and disabling recorders, so that two recorders cannot
+/// both find a context without a destruction hook. Which context has a
+/// recorder is the context's own state (its hook), never a registry keyed by
+/// context address, which would go stale when a context dies.
+std::mutex enableMutex;
 } // namespace
 
 std::string ErasureProvenance::Record::describe() const {
@@ -71,20 +73,21 @@ std::unique_ptr<ErasureProvenance>
 ErasureProvenance::enable(MLIRContext *context) {
   if (!context)
     return nullptr;
-  {
-    std::lock_guard<std::mutex> lock(enabledMutex);
-    if (!enabledContexts.insert(context).second)
-      return nullptr;
-  }
+  std::lock_guard<std::mutex> lock(enableMutex);
+  // The context's destruction hook is taken (by another recorder, or by
+  // anyone else): refuse rather than replace it.
+  if (getWeakOpRefDestructionHook(context).first)
+    return nullptr;
   std::unique_ptr<ErasureProvenance> recorder(new ErasureProvenance(context));
   setWeakOpRefDestructionHook(context, onDestroy, recorder.get());
   return recorder;
 }
 
 ErasureProvenance::~ErasureProvenance() {
+  std::lock_guard<std::mutex> lock(enableMutex);
+  // Once this returns, onDestroy is not running and will not run for this
+  // recorder, on any thread.
   setWeakOpRefDestructionHook(context, nullptr, nullptr);
-  std::lock_guard<std::mutex> lock(enabledMutex);
-  enabledContexts.erase(context);
 }
 
 void ErasureProvenance::instrument(PassManager &pm) {

@@ -31,13 +31,13 @@ size_t OpTracker::countAlive() const {
   return llvm::count_if(entries, [](const Entry &e) { return bool(e.ref); });
 }
 
-std::vector<const OpTracker::Entry *> OpTracker::collectNewlyDead() {
-  std::vector<const Entry *> dead;
+std::vector<OpTracker::Entry> OpTracker::collectNewlyDead() {
+  std::vector<Entry> dead;
   for (Entry &e : entries) {
     if (e.reportedDead || e.ref)
       continue;
     e.reportedDead = true;
-    dead.push_back(&e);
+    dead.push_back(e);
   }
   return dead;
 }

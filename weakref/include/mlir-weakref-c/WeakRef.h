@@ -69,12 +69,25 @@ static inline bool mlirWeakOpRefScopeIsNull(MlirWeakOpRefScope scope) {
   return !scope.ptr;
 }
 
-/// Creates a reference to `op` owned by `scope`, and returns it borrowed: it
-/// may be passed to mlirOperationRefDeref/Copy/IsExpired/Equal until the
-/// scope is destroyed or reset, and must not be passed to
-/// mlirOperationRefDestroy. Returns a null reference if an argument is null.
-MLIR_CAPI_EXPORTED MlirOperationRef
+/// Creates a reference to `op` owned by `scope` and returns its key, a
+/// positive number that no other reference of the scope ever gets, not even
+/// after a reset. Returns 0 if an argument is null.
+MLIR_CAPI_EXPORTED uint64_t
 mlirWeakOpRefScopeCreateRef(MlirWeakOpRefScope scope, MlirOperation op);
+/// Returns true if `key` is a reference the scope owns: false once the scope
+/// was reset, or for a key it never returned.
+MLIR_CAPI_EXPORTED bool mlirWeakOpRefScopeContains(MlirWeakOpRefScope scope,
+                                                   uint64_t key);
+/// Returns the operation of the reference `key` if it is alive, and a null
+/// operation if it died, `mlirWeakOpRefScopeContains` is false, or `scope` is
+/// null.
+MLIR_CAPI_EXPORTED MlirOperation
+mlirWeakOpRefScopeDeref(MlirWeakOpRefScope scope, uint64_t key);
+/// Returns a new reference, owned by the caller (destroy it with
+/// mlirOperationRefDestroy), to the operation of the reference `key`; a null
+/// reference if `mlirWeakOpRefScopeContains` is false.
+MLIR_CAPI_EXPORTED MlirOperationRef
+mlirWeakOpRefScopeCopyRef(MlirWeakOpRefScope scope, uint64_t key);
 /// Returns the number of references owned by the scope.
 MLIR_CAPI_EXPORTED size_t mlirWeakOpRefScopeSize(MlirWeakOpRefScope scope);
 /// Returns how many of them refer to a live operation.

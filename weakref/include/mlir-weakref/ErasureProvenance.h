@@ -55,10 +55,13 @@ public:
     std::string describe() const;
   };
 
-  /// Starts recording for `context`. Returns null if `context` is null or
-  /// already has a recorder.
+  /// Starts recording for `context`, through its weak reference destruction
+  /// hook. Returns null if `context` is null or its hook is taken (by another
+  /// recorder, for instance). The recorder must be destroyed before
+  /// `context`.
   static std::unique_ptr<ErasureProvenance> enable(MLIRContext *context);
-  /// Stops recording; outstanding records are dropped.
+  /// Stops recording; outstanding records are dropped. When it returns, the
+  /// recorder's hook is not running on any thread.
   ~ErasureProvenance();
 
   /// Attributes erasures made by `pm`'s passes to them.

@@ -48,9 +48,10 @@ public:
   /// Returns the number of tracked operations that are still alive.
   size_t countAlive() const;
 
-  /// Returns the entries whose op died since the previous call (or since
-  /// tracking started), in walk order.
-  std::vector<const Entry *> collectNewlyDead();
+  /// Returns copies of the entries whose op died since the previous call (or
+  /// since tracking started), in walk order. Copies, so that a later
+  /// `trackAll` cannot invalidate them.
+  std::vector<Entry> collectNewlyDead();
 
   /// Prints one line per tracked op: "alive" or "dead", its name and location.
   void print(llvm::raw_ostream &os) const;

@@ -28,11 +28,14 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 
+#include <optional>
+
 namespace mlir::weakref {
 
 template <typename T>
 class WeakOpMap {
   struct Entry {
+    Entry(T &&value) : value(std::move(value)) {}
     WeakOpRef ref;
     T value;
   };
@@ -49,23 +52,23 @@ class WeakOpMap {
 
 public:
   /// Inserts `value` for `op` unless `op` already has an entry. Returns the
-  /// entry's value and whether it was inserted.
+  /// entry's value and whether it was inserted. One hash lookup.
   std::pair<T *, bool> insert(Operation *op, T value) {
     assert(op && "cannot insert a null operation");
-    auto it = storage.find(op);
-    if (it != storage.end()) {
-      if (it->second.ref.get() == op)
-        return {&it->second.value, false};
-      // A dead op's entry at the same address: reuse its slot.
-      it->second = Entry{WeakOpRef(op), std::move(value)};
-      return {&it->second.value, true};
-    }
     if (storage.size() >= purgeThreshold) {
       purge();
-      purgeThreshold = std::max<size_t>(16, 2 * storage.size());
+      purgeThreshold = std::max<size_t>(kMinPurgeThreshold, 2 * storage.size());
     }
-    Entry &entry = storage[op];
-    entry = Entry{WeakOpRef(op), std::move(value)};
+    auto [it, inserted] = storage.try_emplace(op, std::move(value));
+    Entry &entry = it->second;
+    if (!inserted) {
+      if (entry.ref.get() == op)
+        return {&entry.value, false};
+      // A dead op's entry at the same address: reuse its slot.
+      entry.value = std::move(value);
+    }
+    entry.ref = WeakOpRef(op);
+    noteInserted();
     return {&entry.value, true};
   }
 
@@ -87,6 +90,8 @@ public:
     if (!findLive(op))
       return false;
     storage.erase(op);
+    if (liveCount)
+      --*liveCount;
     return true;
   }
 
@@ -103,13 +108,25 @@ public:
     return before - storage.size();
   }
 
-  /// Returns the number of entries whose operation is alive.
+  /// Returns the number of entries whose operation is alive. Constant time
+  /// while no weakly referenced operation has died since the last count
+  /// (mlir::getWeakRefInvalidationEpoch); otherwise the entries are counted
+  /// again and dead ones dropped.
   size_t size() const {
-    return llvm::count_if(storage,
-                          [](auto &kv) { return bool(kv.second.ref); });
+    uint64_t epoch = getWeakRefInvalidationEpoch();
+    if (!liveCount || epoch != liveCountEpoch) {
+      liveCount = llvm::count_if(storage,
+                                 [](auto &kv) { return bool(kv.second.ref); });
+      liveCountEpoch = epoch;
+    }
+    return *liveCount;
   }
   bool empty() const { return size() == 0; }
-  void clear() { storage.clear(); }
+  void clear() {
+    storage.clear();
+    liveCount = 0;
+    liveCountEpoch = getWeakRefInvalidationEpoch();
+  }
 
   /// Calls `fn(Operation *, T &)` for every entry whose operation is alive.
   template <typename Fn>
@@ -122,9 +139,22 @@ public:
   /// The number of entries held, dead ones included (for tests and tuning).
   size_t getNumStoredEntries() const { return storage.size(); }
 
+  /// Dead entries are dropped when the map holds this many entries, then when
+  /// it has doubled since the last purge.
+  static constexpr size_t kMinPurgeThreshold = 16;
+
 private:
+  void noteInserted() {
+    if (liveCount)
+      ++*liveCount;
+  }
+
   Storage storage;
-  size_t purgeThreshold = 16;
+  size_t purgeThreshold = kMinPurgeThreshold;
+  /// The live count and the invalidation epoch it was taken at; unset when
+  /// unknown.
+  mutable std::optional<size_t> liveCount = 0;
+  mutable uint64_t liveCountEpoch = getWeakRefInvalidationEpoch();
 };
 
 /// A set of operations that forgets an operation once it is destroyed.
