@@ -13,8 +13,11 @@ mapfile -t patches < <(grep -v -e '^\s*#' -e '^\s*$' "$SERIES_DIR/series" | sed 
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-# The pristine files the series modifies (new files are created by it).
-mapfile -t files < <(sed -n 's#^--- a/\(.*\)#\1#p' "${patches[@]}" | sort -u)
+# The pristine files the series modifies: those it names as `--- a/...`,
+# less those one of its patches creates (a later patch may modify them).
+mapfile -t files < <(comm -23 \
+  <(sed -n 's#^--- a/\(.*\)#\1#p' "${patches[@]}" | sort -u) \
+  <(grep -A1 '^--- /dev/null' "${patches[@]}" | sed -n 's#^.*+++ b/\(.*\)#\1#p' | sort -u))
 # ... and the .clang-format files that govern them (mlir/ has its own).
 mapfile -t -O "${#files[@]}" files < <(cd "$PRISTINE" && find mlir -name .clang-format)
 for dir in git tarball; do

@@ -2,7 +2,9 @@
 # REQUIRES: python-bindings
 """mlir.weakref: references, weak containers, scopes and provenance."""
 
+import ctypes
 import gc
+import os
 import sys
 
 from mlir.ir import Context, Location, Module, Operation, InsertionPoint
@@ -30,6 +32,17 @@ def run(f):
     gc.collect()
     assert Context._get_live_count() == 0, Context._get_live_count()
     return f
+
+
+def address(op):
+    """The raw address of an operation, from its C API capsule."""
+    get = ctypes.pythonapi.PyCapsule_GetPointer
+    get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    return get(op._CAPIPtr, b"mlir.ir.Operation._CAPIPtr")
+
+
+# ASan's quarantine never hands a freed address back.
+UNDER_ASAN = "libasan" in os.environ.get("LD_PRELOAD", "")
 
 
 def body_ops(module):
@@ -136,6 +149,7 @@ def testAddressReuse():
         d = wr.WeakOpKeyDictionary()
         s = wr.WeakOpSet()
         refs = []
+        dead = set()
         for round in range(20):
             module = Module.create()
             with InsertionPoint(module.body):
@@ -144,6 +158,7 @@ def testAddressReuse():
                 d[op] = round
                 s.add(op)
                 refs.append(wr.ref(op))
+                dead.add(address(op))
             del ops, module
             gc.collect()
             assert len(d) == 0 and len(s) == 0
@@ -151,6 +166,9 @@ def testAddressReuse():
         module = Module.create()
         with InsertionPoint(module.body):
             fresh = [Operation.create("test.op") for _ in range(10)]
+        # The premise: some new op took a dead op's address.
+        reused = sum(address(op) in dead for op in fresh)
+        assert reused or UNDER_ASAN, "no new op was allocated at a dead address"
         assert not any(op in d or op in s for op in fresh)
         assert not any(r() is not None for r in refs)
         # CHECK: address reuse: ok

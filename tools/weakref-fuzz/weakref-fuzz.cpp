@@ -8,9 +8,11 @@
 // A seeded random driver: it mutates IR (create, clone, erase, detach, move
 // between blocks, block clear, rewriter replaceOp/eraseOp, canonicalize/cse,
 // module destruction, context destruction) interleaved with reference
-// create/copy/drop/deref and WeakOpMap operations, and after every step
-// checks every reference and map entry against a ground-truth model of which
-// operations are alive.
+// create/copy/drop/deref and WeakOpMap operations, block and argument
+// changes (add, erase, merge, and the unreachable blocks canonicalize erases)
+// interleaved with block and value references, and after every step checks
+// every reference and map entry against a ground-truth model of which
+// operations, blocks and block arguments are alive.
 //
 // The model identifies operations by an id attribute ("fz.id") that it sets
 // on every op it knows, so an op that a pass created at a dead op's address
@@ -30,6 +32,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
@@ -80,6 +83,22 @@ private:
   /// Ops owned by the fuzzer outside the module (detached).
   std::vector<Operation *> detached;
 
+  /// Live blocks and block arguments of fz ops the model knows, by id, and
+  /// the ids of the live ones by address.
+  llvm::DenseMap<int64_t, Block *> liveBlocks;
+  llvm::DenseMap<Block *, int64_t> blockIds;
+  llvm::DenseMap<int64_t, void *> liveArgs;
+  llvm::DenseMap<void *, int64_t> argIds;
+  std::vector<std::pair<WeakBlockRef, int64_t>> blockRefs;
+  /// A value reference, with what it was created from: an op result (op id and
+  /// result number) or a block argument (argument id, resultNumber -1).
+  struct ValueRefEntry {
+    WeakValueRef ref;
+    int64_t id;
+    int resultNumber;
+  };
+  std::vector<ValueRefEntry> valueRefs;
+
   int64_t idOf(Operation *op) {
     auto attr = op->getAttrOfType<IntegerAttr>(kIdAttr);
     return attr ? attr.getInt() : -1;
@@ -89,9 +108,36 @@ private:
                 IntegerAttr::get(IntegerType::get(context.get(), 64), nextId));
     live[nextId++] = op;
   }
+  void tagBlock(Block *block) {
+    liveBlocks[nextId] = block;
+    blockIds[block] = nextId++;
+    for (BlockArgument arg : block->getArguments())
+      tagArg(arg);
+  }
+  void tagArg(BlockArgument arg) {
+    liveArgs[nextId] = arg.getAsOpaquePointer();
+    argIds[arg.getAsOpaquePointer()] = nextId++;
+  }
+  void forgetArg(BlockArgument arg) {
+    auto it = argIds.find(arg.getAsOpaquePointer());
+    if (it == argIds.end())
+      return;
+    liveArgs.erase(it->second);
+    argIds.erase(it);
+  }
+  void forgetBlock(Block *block) {
+    for (BlockArgument arg : block->getArguments())
+      forgetArg(arg);
+    auto it = blockIds.find(block);
+    if (it == blockIds.end())
+      return;
+    liveBlocks.erase(it->second);
+    blockIds.erase(it);
+  }
   /// Records that `root` and everything nested in it are about to die.
   void forget(Operation *root) {
     root->walk([&](Operation *op) { live.erase(idOf(op)); });
+    root->walk([&](Block *block) { forgetBlock(block); });
   }
   /// Re-derives the live set after a pass: a known op is alive iff it is
   /// still in the IR, at its address, with its id; untagged (new) ops get
@@ -113,6 +159,39 @@ private:
         next[id] = op;
     }
     live = std::move(next);
+    // Known blocks and arguments are alive iff still in the IR under a live
+    // known op (passes erase unreachable blocks; they create none in fz ops).
+    llvm::DenseSet<Block *> blocksSeen;
+    llvm::DenseSet<void *> argsSeen;
+    auto collect = [&](Operation *root) {
+      root->walk([&](Block *block) {
+        if (!blockIds.count(block) || !live.count(idOf(block->getParentOp())))
+          return;
+        blocksSeen.insert(block);
+        for (BlockArgument arg : block->getArguments())
+          argsSeen.insert(arg.getAsOpaquePointer());
+      });
+    };
+    collect(module->getOperation());
+    for (Operation *op : detached)
+      collect(op);
+    for (auto [block, id] : llvm::to_vector(blockIds))
+      if (!blocksSeen.count(block))
+        liveBlocks.erase(id), blockIds.erase(block);
+    for (auto [arg, id] : llvm::to_vector(argIds))
+      if (!argsSeen.count(arg))
+        liveArgs.erase(id), argIds.erase(arg);
+  }
+
+  /// Known live blocks of fz ops (not the module body or the arith function).
+  std::vector<Block *> knownFzBlocks() {
+    std::vector<Block *> blocks;
+    for (auto [block, id] : blockIds)
+      blocks.push_back(block);
+    llvm::sort(blocks, [&](Block *a, Block *b) {
+      return blockIds[a] < blockIds[b];
+    });
+    return blocks;
   }
 
   //===--------------------------------------------------------------------===//
@@ -162,12 +241,21 @@ private:
     });
     return ops;
   }
-  Operation *createFz() {
+  Operation *createFz(int numResults = -1) {
     OperationState state(UnknownLoc::get(context.get()), "fz.op");
-    if (roll(2))
-      state.addRegion()->push_back(new Block);
+    Block *block = nullptr;
+    if (roll(2)) {
+      block = new Block;
+      state.addRegion()->push_back(block);
+    }
+    if (numResults < 0)
+      numResults = roll(3);
+    state.addTypes(SmallVector<Type>(numResults,
+                                     IntegerType::get(context.get(), 32)));
     Operation *op = Operation::create(state);
     tag(op);
+    if (block)
+      tagBlock(block);
     return op;
   }
   void note(const char *what) {
@@ -176,7 +264,7 @@ private:
   }
 
   void act() {
-    switch (roll(20)) {
+    switch (roll(27)) {
     case 0:
     case 1: { // create an fz op in a random block
       note("create");
@@ -203,6 +291,7 @@ private:
       Operation *op = pick(ops);
       Operation *clone = op->clone();
       clone->walk([&](Operation *nested) { tag(nested); });
+      clone->walk([&](Block *block) { tagBlock(block); });
       op->getBlock()->push_back(clone);
       break;
     }
@@ -273,7 +362,8 @@ private:
       if (roll(2)) {
         note("rewriter.replaceOp");
         rewriter.setInsertionPoint(op);
-        Operation *replacement = rewriter.insert(createFz());
+        Operation *replacement =
+            rewriter.insert(createFz(op->getNumResults()));
         rewriter.replaceOp(op, replacement);
       } else {
         note("rewriter.eraseOp");
@@ -284,6 +374,9 @@ private:
     case 10: { // a real pass pipeline
       note("pass");
       PassManager pm(context.get());
+      // Non-entry blocks of fz ops may be empty (no terminator), which the
+      // verifier rejects; the passes themselves do not mind.
+      pm.enableVerifier(false);
       if (roll(2))
         pm.addPass(createCanonicalizerPass());
       else
@@ -304,6 +397,7 @@ private:
       } else {
         note("destroy context");
         live.clear();
+        liveBlocks.clear(), blockIds.clear(), liveArgs.clear(), argIds.clear();
         for (Operation *op : detached)
           op->destroy();
         detached.clear();
@@ -354,6 +448,108 @@ private:
         map.purge();
       }
       break;
+    case 20: { // add a block (unreachable: canonicalize erases it)
+      auto blocks = knownFzBlocks();
+      if (blocks.empty())
+        break;
+      note("add block");
+      Block *block = new Block;
+      blocks[roll(blocks.size())]->getParent()->push_back(block);
+      tagBlock(block);
+      break;
+    }
+    case 21: { // add a block argument
+      auto blocks = knownFzBlocks();
+      if (blocks.empty())
+        break;
+      note("add argument");
+      Block *block = blocks[roll(blocks.size())];
+      tagArg(block->addArgument(IntegerType::get(context.get(), 32),
+                                UnknownLoc::get(context.get())));
+      break;
+    }
+    case 22: { // erase a block argument (fz ops never use them)
+      auto blocks = knownFzBlocks();
+      if (blocks.empty())
+        break;
+      Block *block = blocks[roll(blocks.size())];
+      if (!block->getNumArguments())
+        break;
+      note("erase argument");
+      unsigned index = roll(block->getNumArguments());
+      forgetArg(block->getArgument(index));
+      block->eraseArgument(index);
+      break;
+    }
+    case 23: { // erase or merge away a non-entry block
+      std::vector<Block *> candidates;
+      for (Block *block : knownFzBlocks())
+        if (!block->isEntryBlock())
+          candidates.push_back(block);
+      if (candidates.empty())
+        break;
+      Block *block = candidates[roll(candidates.size())];
+      IRRewriter rewriter(context.get());
+      if (roll(2) || block->getNumArguments()) {
+        note("erase block");
+        for (Operation &op : *block)
+          forget(&op);
+        forgetBlock(block);
+        rewriter.eraseBlock(block);
+      } else {
+        note("merge block");
+        Block *entry = &block->getParent()->front();
+        forgetBlock(block);
+        rewriter.mergeBlocks(block, entry);
+      }
+      break;
+    }
+    case 24: { // a block reference
+      if (liveBlocks.empty())
+        break;
+      note("block ref create");
+      auto it = std::next(liveBlocks.begin(), roll(liveBlocks.size()));
+      blockRefs.emplace_back(WeakBlockRef(it->second), it->first);
+      break;
+    }
+    case 25: { // a value reference: an op result or a block argument
+      if (roll(2) && !liveArgs.empty()) {
+        note("argument ref create");
+        auto it = std::next(liveArgs.begin(), roll(liveArgs.size()));
+        valueRefs.push_back(
+            {WeakValueRef(Value::getFromOpaquePointer(it->second)), it->first,
+             -1});
+        break;
+      }
+      if (live.empty())
+        break;
+      auto it = std::next(live.begin(), roll(live.size()));
+      if (!it->second->getNumResults())
+        break;
+      note("result ref create");
+      int number = roll(it->second->getNumResults());
+      valueRefs.push_back(
+          {WeakValueRef(it->second->getResult(number)), it->first, number});
+      break;
+    }
+    case 26: { // drop or copy block and value references
+      if (!blockRefs.empty() && roll(2)) {
+        note("block ref drop/copy");
+        unsigned i = roll(blockRefs.size());
+        if (roll(2))
+          blockRefs.push_back(blockRefs[i]);
+        else
+          std::swap(blockRefs[i], blockRefs.back()), blockRefs.pop_back();
+      } else if (!valueRefs.empty()) {
+        note("value ref drop/copy");
+        unsigned i = roll(valueRefs.size());
+        if (roll(2))
+          valueRefs.push_back(valueRefs[i]);
+        else
+          std::swap(valueRefs[i], valueRefs.back()), valueRefs.pop_back();
+      }
+      break;
+    }
     }
   }
 
@@ -377,6 +573,35 @@ private:
         report("reference to op #" + Twine(id) + " reads " +
                (ref.get() ? "an op" : "null") + ", expected " +
                (expected ? "its op" : "null"));
+    }
+    for (auto &[ref, id] : blockRefs) {
+      auto it = liveBlocks.find(id);
+      Block *expected = it == liveBlocks.end() ? nullptr : it->second;
+      ++refChecks;
+      deadRefChecks += !expected;
+      if (ref.get() != expected)
+        report("reference to block #" + Twine(id) + " reads " +
+               (ref.get() ? "a block" : "null") + ", expected " +
+               (expected ? "its block" : "null"));
+    }
+    for (ValueRefEntry &entry : valueRefs) {
+      Value expected;
+      if (entry.resultNumber < 0) {
+        auto it = liveArgs.find(entry.id);
+        if (it != liveArgs.end())
+          expected = Value::getFromOpaquePointer(it->second);
+      } else {
+        auto it = live.find(entry.id);
+        if (it != live.end())
+          expected = it->second->getResult(entry.resultNumber);
+      }
+      ++refChecks;
+      deadRefChecks += !expected;
+      if (entry.ref.get() != expected)
+        report("reference to value #" + Twine(entry.id) + "/" +
+               Twine(entry.resultNumber) + " reads " +
+               (entry.ref.get() ? "a value" : "null") + ", expected " +
+               (expected ? "its value" : "null"));
     }
     size_t mappedAlive = 0;
     for (int64_t id : mapped) {
@@ -402,6 +627,8 @@ private:
 
   void dropAll() {
     refs.clear();
+    blockRefs.clear();
+    valueRefs.clear();
     map.clear();
     for (Operation *op : detached)
       op->destroy();
