@@ -313,7 +313,7 @@ if ((DEMO)) && [[ $VARIANT == patched ]]; then
   if [[ -d $PROJECT_BUILD/python_packages/mlir_core ]]; then
     step "running the Python demo: tools/weakref-demo/weakref-demo.py"
     asan_python_env=()
-    [[ $SANITIZE == address ]] && asan_python_env=(LD_PRELOAD="$(c++ -print-file-name=libasan.so)" ASAN_OPTIONS=detect_leaks=0)
+    [[ $SANITIZE == address ]] && asan_python_env=(LD_PRELOAD="$(c++ -print-file-name=libasan.so) $(c++ -print-file-name=libstdc++.so)" ASAN_OPTIONS=detect_leaks=0)
     env "${asan_python_env[@]}" PYTHONPATH="$PROJECT_BUILD/python_packages/mlir_core" /usr/bin/python3 "$ROOT/tools/weakref-demo/weakref-demo.py"
   fi
 fi

@@ -22,16 +22,21 @@ config.excludes = [
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.weakref_obj_root, "test")
 
-# In an ASan build, Python scripts that load the instrumented C library with
-# ctypes need the ASan runtime preloaded (Python itself leaks by design).
+# In an ASan build, Python scripts that load the instrumented extension or C
+# library need the ASan runtime preloaded, with libstdc++ (Python does not
+# link it, and ASan must intercept C++ throws), and leak detection off
+# (Python itself leaks by design).
 python = config.python_executable
 sanitizer = config.llvm_use_sanitizer.lower()
 if "address" in sanitizer:
     config.available_features.add("asan")
-    runtime = subprocess.check_output(
-        [config.cxx_compiler, "-print-file-name=libasan.so"], text=True
-    ).strip()
-    python = f"env LD_PRELOAD={runtime} ASAN_OPTIONS=detect_leaks=0 {python}"
+    preload = " ".join(
+        subprocess.check_output(
+            [config.cxx_compiler, f"-print-file-name={lib}"], text=True
+        ).strip()
+        for lib in ("libasan.so", "libstdc++.so")
+    )
+    python = f"env 'LD_PRELOAD={preload}' ASAN_OPTIONS=detect_leaks=0 {python}"
 if "thread" in sanitizer:
     config.available_features.add("tsan")
 config.substitutions.append(("%PYTHON", python))
