@@ -95,7 +95,7 @@ LLVM_TARGETS=(
 )
 # The Python package (python/): its C API and generated dialect bindings.
 python_bindings && LLVM_TARGETS+=(
-  MLIRCAPIDebug MLIRCAPIInterfaces
+  MLIRCAPIDebug MLIRCAPIInterfaces MLIRFuncInlinerExtension
   tools/mlir/python/dialects/_builtin_ops_gen.py
   tools/mlir/python/dialects/_func_ops_gen.py
   tools/mlir/python/dialects/_arith_ops_gen.py

@@ -6,8 +6,9 @@
 //===----------------------------------------------------------------------===//
 //
 // `mlir._mlir_libs._site_initialize_0`: registers the dialects this package is
-// built with (builtin, func, arith, cf) in every Context, and the transform
-// passes (canonicalize, cse, ...) on import, instead of upstream's
+// built with (builtin, func, arith, cf) in every Context, with func's inliner
+// interface (without it the `inline` pass aborts the process), and the
+// transform passes (canonicalize, cse, ...) on import, instead of upstream's
 // `_mlirRegisterEverything`, which links every dialect.
 //
 //===----------------------------------------------------------------------===//
@@ -18,13 +19,18 @@
 #include "mlir-c/Transforms.h"
 #include "mlir/Bindings/Python/PybindAdaptors.h"
 
+// python/Registration.cpp
+extern "C" void
+mlirWeakRefRegisterFuncInlinerExtension(MlirDialectRegistry registry);
+
 PYBIND11_MODULE(_site_initialize_0, m) {
-  m.doc() = "Registers the builtin, func, arith and cf dialects and the "
-            "transform passes";
+  m.doc() = "Registers the builtin, func, arith and cf dialects (with func's "
+            "inliner interface) and the transform passes";
   m.def("register_dialects", [](MlirDialectRegistry registry) {
     mlirDialectHandleInsertDialect(mlirGetDialectHandle__func__(), registry);
     mlirDialectHandleInsertDialect(mlirGetDialectHandle__arith__(), registry);
     mlirDialectHandleInsertDialect(mlirGetDialectHandle__cf__(), registry);
+    mlirWeakRefRegisterFuncInlinerExtension(registry);
   });
   mlirRegisterTransformsPasses();
 }
