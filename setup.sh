@@ -6,6 +6,9 @@
 #   ./setup.sh --baseline    same flags, series NOT applied (separate cache)
 #   ./setup.sh --no-demo     build only
 #   ./setup.sh --upstream-tests   also build upstream MLIRIRTests/MLIRPassTests
+#   ./setup.sh --core-tests-only  build only MLIRIR and the core unit test
+#                                 (build*/unittests/WeakOpRefUpstreamTests):
+#                                 the quick sanitizer check of patch 0001
 #
 # Environment:
 #   LLVM_SRC=/path/to/llvm-project  use this llvmorg-19.1.7 checkout instead of
@@ -26,6 +29,7 @@ SERIES_DIR=$ROOT/patches/llvm-$LLVM_VERSION
 VARIANT=patched
 DEMO=1
 UPSTREAM_TESTS=${UPSTREAM_TESTS:-0}
+CORE_TESTS_ONLY=0
 SANITIZE=${SANITIZE:-}
 PRINT_ONLY=
 
@@ -35,9 +39,10 @@ for arg in "$@"; do
   --patched) VARIANT=patched ;;
   --no-demo) DEMO=0 ;;
   --upstream-tests) UPSTREAM_TESTS=1 ;;
+  --core-tests-only) CORE_TESTS_ONLY=1 DEMO=0 ;;
   --print-build-dir) PRINT_ONLY=build ;;
   --print-mlir-dir) PRINT_ONLY=mlir ;;
-  -h | --help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h | --help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   *) echo "setup.sh: error: unknown option '$arg' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -286,6 +291,7 @@ if [[ ! -f $LLVM_BUILD/build.ninja ]]; then
     { tail -30 "$TREE/configure.log" >&2; die "LLVM configure failed; full log: $TREE/configure.log"; }
 fi
 targets=("${LLVM_TARGETS[@]}")
+((CORE_TESTS_ONLY)) && targets=(LLVMSupport llvm_gtest llvm_gtest_main MLIRIR)
 ((UPSTREAM_TESTS)) && targets+=("${UPSTREAM_TEST_TARGETS[@]}")
 step "building LLVM/MLIR targets ($VARIANT, ${#targets[@]} targets, -j$JOBS)"
 run_ninja "$TREE/build.log" -C "$LLVM_BUILD" -j"$JOBS" "${targets[@]}" ||
@@ -304,7 +310,9 @@ if [[ ! -f $PROJECT_BUILD/build.ninja ]] || ! grep -q "^MLIR_DIR:[A-Z]*=$MLIR_DI
     { tail -30 "$PROJECT_BUILD.configure.log" >&2; die "project configure failed; log: $PROJECT_BUILD.configure.log"; }
 fi
 step "building mlir-weakref ($VARIANT)"
-CCACHE_DIR=$CACHE/ccache run_ninja "$PROJECT_BUILD.build.log" -C "$PROJECT_BUILD" -j"$JOBS" ||
+project_targets=()
+((CORE_TESTS_ONLY)) && project_targets=(unittests/WeakOpRefUpstreamTests)
+CCACHE_DIR=$CACHE/ccache run_ninja "$PROJECT_BUILD.build.log" -C "$PROJECT_BUILD" -j"$JOBS" "${project_targets[@]}" ||
   die "mlir-weakref build failed (see above)"
 
 if ((DEMO)) && [[ $VARIANT == patched ]]; then
