@@ -14,7 +14,8 @@ that canonicalize collapses), set operands, replace uses, detach, drop
 modules and contexts with gc.collect(), and touch random pool objects in
 random ways. Passes run only on IR that verifies (a pass on invalid IR is
 undefined in C++); the inliner, the rewrite driver and Block.erase only
-where the build supports them (probed once, as in scenarios.py);
+where the build supports them (probed once, as in scenarios.py), the
+inliner not on IR with unregistered ops (it asserts on those, upstream);
 remove-dead-values not on IR with branches or unregistered ops (upstream
 aborts there, on live IR); value.maybe_downcast() is not among the touches
 (scenarios.py covers it).
@@ -862,6 +863,11 @@ class World:
         if "inline" in pipeline and S.caps().get("inline", "1") != "1":
             pipeline = PIPELINES[0]
         m = self.rng.choice(self.modules)
+        if "inline" in pipeline and '"t.' in str(m):
+            # The inliner asserts on unregistered ops with regions (it
+            # cannot tell whether they are symbol tables): an upstream
+            # limitation on live IR, not a stale-handle bug.
+            pipeline = PIPELINES[0]
         if "remove-dead-values" in pipeline:
             text = str(m)
             if "cf." in text or '"t.' in text:
@@ -1009,14 +1015,7 @@ class World:
         op = self._pick_op()
         if op is None or not len(op.operands):
             return
-        nav_block = None
-        p = parent_of(op)
-        if p is None:
-            return
-        for reg in p.regions:
-            for b in reg.blocks:
-                if any(o == op for o in b.operations):
-                    nav_block = b
+        nav_block = containing_block(op)
         if nav_block is None:
             return
         cands = [a for a in nav_block.arguments
@@ -1034,19 +1033,15 @@ class World:
         if op is None or not len(op.results):
             return
         r = op.results[0]
-        p = parent_of(op)
-        if p is None:
+        b = containing_block(op)
+        if b is None:
             return
-        for reg in p.regions:
-            for b in reg.blocks:
-                if any(o == op for o in b.operations):
-                    cands = [a for a in b.arguments
-                             if str(a.type) == str(r.type)]
-                    if cands:
-                        r.replace_all_uses_with(self.rng.choice(cands))
-                        if self.rng.random() < 0.5:
-                            self._erase(op, "op")
-                            return
+        cands = [a for a in b.arguments if str(a.type) == str(r.type)]
+        if cands:
+            r.replace_all_uses_with(self.rng.choice(cands))
+            if self.rng.random() < 0.5:
+                self._erase(op, "op")
+                return
         self.after_event("rauw")
 
     def act_move(self):
@@ -1087,6 +1082,19 @@ def parent_of(op):
         return op.parent
     except ValueError:
         return None
+
+
+def containing_block(op):
+    """The block of op's parent that lists op, found by navigation (not
+    op.block), or None for a detached op."""
+    p = parent_of(op)
+    if p is None:
+        return None
+    for reg in p.regions:
+        for b in reg.blocks:
+            if any(o == op for o in b.operations):
+                return b
+    return None
 
 
 def op_name_or(op):

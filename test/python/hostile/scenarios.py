@@ -965,40 +965,29 @@ def fx_erase_family(env, path):
             n.results[0].replace_all_uses_with(fx.hold["pre"].results[0])
             n.erase()
         fx.hold.update(n=T["n"], pre=T["pre"])
-    elif path == "walk_erase":
-        R.update(op=T["post"], result_op=T["post"])
+    elif path in ("walk_erase", "walk_erase_parent"):
+        # Walk `parent` and, from the callback on `trigger`, erase `victim`.
+        if path == "walk_erase":
+            R.update(op=T["post"], result_op=T["post"])
+            key, victim, trigger = "post", T["post"], "t.pre"
+        else:
+            R.update(op=V, block=bb0, op_list=bb0)
+            key, victim, trigger = "V", V, "t.inner"
 
         def destroy():
-            post = fx.hold.pop("post")
+            target = fx.hold.pop(key)
             outs = []
 
             def cb(op):
-                if op.name == "t.pre" and not outs:
-                    outs.append(attempt(post.erase))
+                if op.name == trigger and not outs:
+                    outs.append(attempt(target.erase))
                 return WalkResult.ADVANCE
             walk_out = attempt(fx.hold["parent"].walk, cb)
             erased = bool(outs) and outs[0].raised is None
             fx.dyn_all = D if erased else A
             fx.note = f"erase in walk: {outs}, walk: {walk_out}"
-            del post
-        fx.hold.update(post=T["post"], parent=T["parent"])
-    elif path == "walk_erase_parent":
-        R.update(op=V, block=bb0, op_list=bb0)
-
-        def destroy():
-            v = fx.hold.pop("V")
-            outs = []
-
-            def cb(op):
-                if op.name == "t.inner" and not outs:
-                    outs.append(attempt(v.erase))
-                return WalkResult.ADVANCE
-            walk_out = attempt(fx.hold["parent"].walk, cb)
-            erased = bool(outs) and outs[0].raised is None
-            fx.dyn_all = D if erased else A
-            fx.note = f"erase in walk: {outs}, walk: {walk_out}"
-            del v
-        fx.hold.update(V=V, parent=T["parent"])
+            del target
+        fx.hold.update({key: victim, "parent": T["parent"]})
     else:
         raise ScenarioBug(f"unknown erase-family path {path}")
     if path in ("erase_with_uses",):
