@@ -562,46 +562,38 @@ private:
     llvm::errs() << "MISMATCH at step " << step << ": " << what << "\n";
   }
 
+  /// Compares what a reference reads with what the model expects.
+  template <typename T>
+  void checkRef(T actual, T expected, const Twine &what) {
+    ++refChecks;
+    deadRefChecks += !expected;
+    if (actual != expected)
+      report("reference to " + what + " reads " +
+             (actual ? "an object" : "null") + ", expected " +
+             (expected ? "its object" : "null"));
+  }
+  template <typename Map>
+  static auto lookupOrNull(const Map &map, int64_t id) {
+    auto it = map.find(id);
+    return it == map.end() ? nullptr : it->second;
+  }
+
   void check() {
     ++checkedSteps;
-    for (auto &[ref, id] : refs) {
-      auto it = live.find(id);
-      Operation *expected = it == live.end() ? nullptr : it->second;
-      ++refChecks;
-      deadRefChecks += !expected;
-      if (ref.get() != expected)
-        report("reference to op #" + Twine(id) + " reads " +
-               (ref.get() ? "an op" : "null") + ", expected " +
-               (expected ? "its op" : "null"));
-    }
-    for (auto &[ref, id] : blockRefs) {
-      auto it = liveBlocks.find(id);
-      Block *expected = it == liveBlocks.end() ? nullptr : it->second;
-      ++refChecks;
-      deadRefChecks += !expected;
-      if (ref.get() != expected)
-        report("reference to block #" + Twine(id) + " reads " +
-               (ref.get() ? "a block" : "null") + ", expected " +
-               (expected ? "its block" : "null"));
-    }
+    for (auto &[ref, id] : refs)
+      checkRef(ref.get(), lookupOrNull(live, id), "op #" + Twine(id));
+    for (auto &[ref, id] : blockRefs)
+      checkRef(ref.get(), lookupOrNull(liveBlocks, id), "block #" + Twine(id));
     for (ValueRefEntry &entry : valueRefs) {
       Value expected;
       if (entry.resultNumber < 0) {
-        auto it = liveArgs.find(entry.id);
-        if (it != liveArgs.end())
-          expected = Value::getFromOpaquePointer(it->second);
-      } else {
-        auto it = live.find(entry.id);
-        if (it != live.end())
-          expected = it->second->getResult(entry.resultNumber);
+        if (void *arg = lookupOrNull(liveArgs, entry.id))
+          expected = Value::getFromOpaquePointer(arg);
+      } else if (Operation *op = lookupOrNull(live, entry.id)) {
+        expected = op->getResult(entry.resultNumber);
       }
-      ++refChecks;
-      deadRefChecks += !expected;
-      if (entry.ref.get() != expected)
-        report("reference to value #" + Twine(entry.id) + "/" +
-               Twine(entry.resultNumber) + " reads " +
-               (entry.ref.get() ? "a value" : "null") + ", expected " +
-               (expected ? "its value" : "null"));
+      checkRef(entry.ref.get(), expected,
+               "value #" + Twine(entry.id) + "/" + Twine(entry.resultNumber));
     }
     size_t mappedAlive = 0;
     for (int64_t id : mapped) {
@@ -668,6 +660,6 @@ int main(int argc, char **argv) {
   llvm::outs() << "weakref-fuzz: seeds " << firstSeed << ".."
                << firstSeed + numSeeds - 1 << ", " << totalSteps << " steps, "
                << refChecks << " reference checks (" << deadRefChecks
-               << " of dead ops), " << failedSeeds << " seeds failed\n";
+               << " of dead objects), " << failedSeeds << " seeds failed\n";
   return failedSeeds ? 1 : 0;
 }
