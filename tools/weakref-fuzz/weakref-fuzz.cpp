@@ -188,9 +188,8 @@ private:
     std::vector<Block *> blocks;
     for (auto [block, id] : blockIds)
       blocks.push_back(block);
-    llvm::sort(blocks, [&](Block *a, Block *b) {
-      return blockIds[a] < blockIds[b];
-    });
+    llvm::sort(blocks,
+               [&](Block *a, Block *b) { return blockIds[a] < blockIds[b]; });
     return blocks;
   }
 
@@ -203,6 +202,17 @@ private:
     return v[rng() % v.size()];
   }
   unsigned roll(unsigned n) { return rng() % n; }
+  /// A random entry of a non-empty model map.
+  template <typename Map>
+  auto pickEntry(Map &map) {
+    return std::next(map.begin(), roll(map.size()));
+  }
+  /// Removes the element at `i` (order does not matter).
+  template <typename T>
+  static void removeAt(std::vector<T> &v, unsigned i) {
+    std::swap(v[i], v.back());
+    v.pop_back();
+  }
 
   void newContext() {
     DialectRegistry registry;
@@ -250,8 +260,8 @@ private:
     }
     if (numResults < 0)
       numResults = roll(3);
-    state.addTypes(SmallVector<Type>(numResults,
-                                     IntegerType::get(context.get(), 32)));
+    state.addTypes(
+        SmallVector<Type>(numResults, IntegerType::get(context.get(), 32)));
     Operation *op = Operation::create(state);
     tag(op);
     if (block)
@@ -362,8 +372,7 @@ private:
       if (roll(2)) {
         note("rewriter.replaceOp");
         rewriter.setInsertionPoint(op);
-        Operation *replacement =
-            rewriter.insert(createFz(op->getNumResults()));
+        Operation *replacement = rewriter.insert(createFz(op->getNumResults()));
         rewriter.replaceOp(op, replacement);
       } else {
         note("rewriter.eraseOp");
@@ -412,7 +421,7 @@ private:
       if (live.empty())
         break;
       note("ref create");
-      auto it = std::next(live.begin(), roll(live.size()));
+      auto it = pickEntry(live);
       refs.emplace_back(WeakOpRef(it->second), it->first);
       break;
     }
@@ -429,15 +438,14 @@ private:
       if (refs.empty())
         break;
       note("ref drop");
-      std::swap(refs[roll(refs.size())], refs.back());
-      refs.pop_back();
+      removeAt(refs, roll(refs.size()));
       break;
     }
     case 18: { // weak map insert
       if (live.empty())
         break;
       note("map insert");
-      auto it = std::next(live.begin(), roll(live.size()));
+      auto it = pickEntry(live);
       if (map.insert(it->second, it->first).second)
         mapped.push_back(it->first);
       break;
@@ -508,14 +516,14 @@ private:
       if (liveBlocks.empty())
         break;
       note("block ref create");
-      auto it = std::next(liveBlocks.begin(), roll(liveBlocks.size()));
+      auto it = pickEntry(liveBlocks);
       blockRefs.emplace_back(WeakBlockRef(it->second), it->first);
       break;
     }
     case 25: { // a value reference: an op result or a block argument
       if (roll(2) && !liveArgs.empty()) {
         note("argument ref create");
-        auto it = std::next(liveArgs.begin(), roll(liveArgs.size()));
+        auto it = pickEntry(liveArgs);
         valueRefs.push_back(
             {WeakValueRef(Value::getFromOpaquePointer(it->second)), it->first,
              -1});
@@ -523,7 +531,7 @@ private:
       }
       if (live.empty())
         break;
-      auto it = std::next(live.begin(), roll(live.size()));
+      auto it = pickEntry(live);
       if (!it->second->getNumResults())
         break;
       note("result ref create");
@@ -539,14 +547,14 @@ private:
         if (roll(2))
           blockRefs.push_back(blockRefs[i]);
         else
-          std::swap(blockRefs[i], blockRefs.back()), blockRefs.pop_back();
+          removeAt(blockRefs, i);
       } else if (!valueRefs.empty()) {
         note("value ref drop/copy");
         unsigned i = roll(valueRefs.size());
         if (roll(2))
           valueRefs.push_back(valueRefs[i]);
         else
-          std::swap(valueRefs[i], valueRefs.back()), valueRefs.pop_back();
+          removeAt(valueRefs, i);
       }
       break;
     }
