@@ -669,6 +669,11 @@ def run_pass(pipeline, op, invalidate_ops=False):
         pm.run(op)
 
 
+def pass_destroyer(fx, pipeline):
+    """A fixture's destroy step: run `pipeline` on the module it holds."""
+    return lambda: run_pass(pipeline, fx.hold["module"].operation)
+
+
 def make_frozen_empty_patterns(ctx):
     """An empty FrozenRewritePatternSet (through an empty PDL module), or
     None if the bindings cannot make one. The PDL module's source Module is
@@ -1067,9 +1072,7 @@ def fx_canon_family(env, path):
              2),
         ]
     else:
-        def destroy():
-            run_pass("builtin.module(canonicalize)",
-                     fx.hold["module"].operation)
+        destroy = pass_destroyer(fx, "builtin.module(canonicalize)")
         fx.sanity += [
             ("@f body after canonicalize",
              lambda: [block_desc(b) for b in f_op.regions[0].blocks],
@@ -1107,8 +1110,7 @@ def fx_cse(env, path):
                    [("arith.addi", "y"), ("arith.muli", "r"),
                     ("func.return", "ret")])]
 
-    def destroy():
-        run_pass("builtin.module(cse)", fx.hold["module"].operation)
+    destroy = pass_destroyer(fx, "builtin.module(cse)")
     fx.destroy = destroy
     return fx
 
@@ -1141,9 +1143,7 @@ def fx_symbol_dce(env, path):
          [("func.func", "keep"), ("func.func", "keep2")]),
     ]
     if path == "symbol_dce":
-        def destroy():
-            run_pass("builtin.module(symbol-dce)",
-                     fx.hold["module"].operation)
+        destroy = pass_destroyer(fx, "builtin.module(symbol-dce)")
     elif path == "symtab_erase":
         def destroy():
             mod = fx.hold["module"]
@@ -1193,8 +1193,7 @@ def fx_inline(env, path):
          ["arith.addi", "arith.muli", "func.return"]),
     ]
 
-    def destroy():
-        run_pass("builtin.module(inline)", fx.hold["module"].operation)
+    destroy = pass_destroyer(fx, "builtin.module(inline)")
     fx.destroy = destroy
     return fx
 
@@ -1223,9 +1222,7 @@ def fx_rdv(env, path):
                   if o.operation.name == "func.call"], [1]),
     ]
 
-    def destroy():
-        run_pass("builtin.module(remove-dead-values)",
-                 fx.hold["module"].operation)
+    destroy = pass_destroyer(fx, "builtin.module(remove-dead-values)")
     fx.destroy = destroy
     return fx
 
