@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# setup.sh -- turn a fresh Debian 12 machine into a patched LLVM/MLIR 19.1.7
-# build plus this project, then run the main demo.
+# setup.sh -- turn a fresh Debian 12 machine into a patched LLVM/MLIR build
+# (23.1.1 by default, or 19.1.7) plus this project, then run the main demo.
 #
-#   ./setup.sh               patched MLIR + project + demo
+#   ./setup.sh               patched MLIR 23.1.1 + project (build/) + demo
+#   LLVM_VERSION=19.1.7 ./setup.sh   the 19.1.7 series (build-19.1.7/)
 #   ./setup.sh --baseline    same flags, series NOT applied (separate cache)
 #   ./setup.sh --no-demo     build only
 #   ./setup.sh --upstream-tests   also build upstream MLIRPassTests,
@@ -10,12 +11,18 @@
 #   ./setup.sh --upstream-ir-tests  ... and MLIRIRTests (links MLIR's Test
 #                                 dialect: about 1,000 more steps, hours on
 #                                 2 cores from a cold cache)
+#   ./setup.sh --source-only   only download and extract the pristine source
+#                              (scripts/check-patches.sh uses it)
+#   ./setup.sh --print-build-dir|--print-mlir-dir|--print-tree|--print-llvm-build
+#              |--print-pristine|--print-series-dir   print one cache path
+#                              (the one owner of the cache layout) and exit
 #   ./setup.sh --core-tests-only  build only MLIRIR and the core unit test
 #                                 (build*/unittests/WeakOpRefUpstreamTests):
 #                                 the quick sanitizer check of patch 0001
 #
 # Environment:
-#   LLVM_SRC=/path/to/llvm-project  use this llvmorg-19.1.7 checkout instead of
+#   LLVM_VERSION=23.1.1|19.1.7      release (and patches/llvm-<release>/) to build
+#   LLVM_SRC=/path/to/llvm-project  use this llvmorg-<release> checkout instead of
 #                                   Debian's source package (copied, never modified)
 #   MLIR_WEAKREF_CACHE=dir          cache root (default ~/.cache/mlir-weakref)
 #   JOBS=n                          parallel build jobs (default: nproc)
@@ -25,8 +32,7 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 START=$SECONDS
-LLVM_VERSION=19.1.7
-DEB_SRC_VERSION=1:19.1.7-3~deb12u1
+LLVM_VERSION=${LLVM_VERSION:-23.1.1}
 CACHE=${MLIR_WEAKREF_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mlir-weakref}
 JOBS=${JOBS:-$(nproc)}
 SERIES_DIR=$ROOT/patches/llvm-$LLVM_VERSION
@@ -35,6 +41,7 @@ DEMO=1
 UPSTREAM_TESTS=${UPSTREAM_TESTS:-0}
 UPSTREAM_IR_TESTS=${UPSTREAM_IR_TESTS:-0}
 CORE_TESTS_ONLY=0
+SOURCE_ONLY=0
 SANITIZE=${SANITIZE:-}
 PRINT_ONLY=
 
@@ -46,15 +53,60 @@ for arg in "$@"; do
   --upstream-tests) UPSTREAM_TESTS=1 ;;
   --upstream-ir-tests) UPSTREAM_TESTS=1 UPSTREAM_IR_TESTS=1 ;;
   --core-tests-only) CORE_TESTS_ONLY=1 DEMO=0 ;;
+  --source-only) SOURCE_ONLY=1 ;;
   --print-build-dir) PRINT_ONLY=build ;;
   --print-mlir-dir) PRINT_ONLY=mlir ;;
-  -h | --help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  --print-tree) PRINT_ONLY=tree ;;
+  --print-llvm-build) PRINT_ONLY=llvm-build ;;
+  --print-pristine) PRINT_ONLY=pristine ;;
+  --print-series-dir) PRINT_ONLY=series ;;
+  -h | --help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
   *) echo "setup.sh: error: unknown option '$arg' (try --help)" >&2; exit 2 ;;
   esac
 done
 
 step() { printf '\n==> [%4ds] %s\n' $((SECONDS - START)) "$*"; }
 die() { echo "setup.sh: error: $*" >&2; exit 1; }
+
+# ------------------------------------------------------------ releases ----
+# What differs between the supported releases: where the source comes from,
+# which parts of it are extracted, who builds the tablegens and which Python
+# binding library the release's bindings use.
+case $LLVM_VERSION in
+19.1.7)
+  DEB_PKG=llvm-toolchain-19 DEB_SRC_VERSION=1:19.1.7-3~deb12u1 DEB_SUITE=bookworm
+  ORIG_SHA256= # checked by apt against bookworm's signed index and .dsc
+  SRC_PARTS=(llvm mlir cmake third-party .clang-format)
+  # Debian 12 ships LLVM 19's tablegens: the tree does not build its own.
+  TBLGEN_OPTS=(-DLLVM_TABLEGEN=/usr/lib/llvm-19/bin/llvm-tblgen
+    -DMLIR_TABLEGEN=/usr/lib/llvm-19/bin/mlir-tblgen
+    -DMLIR_PDLL_TABLEGEN=/usr/lib/llvm-19/bin/mlir-pdll)
+  PYTHON_OPTS=()
+  RELEASE_PKGS=(llvm-19 llvm-19-tools mlir-19-tools python3-pybind11 pybind11-dev)
+  UNSTABLE_PKGS=()
+  PROJECT_BUILD_NAME=build-19.1.7
+  ;;
+23.1.1)
+  # Only the orig tarball of unstable's llvm-toolchain-23 1:23.1.1-2 is served
+  # (its .dsc and debian tarball are not): its sha256 is checked here.
+  DEB_PKG=llvm-toolchain-23 DEB_SRC_VERSION=1:23.1.1-2 DEB_SUITE=unstable
+  ORIG_SHA256=0a5838b993f406534db7e6dc7df66e295354a1e9a23bb21e5739cf5df5bc7689
+  # llvm/CMakeLists.txt stops with "LLVM libc is not found" without libc/.
+  SRC_PARTS=(llvm mlir cmake third-party libc .clang-format)
+  # No LLVM 23 binaries exist for Debian 12: the tree builds its tablegens.
+  TBLGEN_OPTS=()
+  # nanobind's CMake looks for Python, not Python3.
+  PYTHON_OPTS=(-DPython_EXECUTABLE=/usr/bin/python3)
+  # nanobind-dev depends on libeigen3-dev (bookworm has it).
+  RELEASE_PKGS=(libeigen3-dev)
+  # nanobind 2.12 (23.1.1 wants >= 2.9, < 3) and the robin-map it accepts
+  # (>= 1.3; bookworm has 1.2.1), architecture-independent, from unstable:
+  # these three packages and nothing else.
+  UNSTABLE_PKGS=(nanobind-dev=2.12.0-2 python3-nanobind=2.12.0-2 robin-map-dev=1.4.1-1)
+  PROJECT_BUILD_NAME=build
+  ;;
+*) die "LLVM_VERSION must be 23.1.1 or 19.1.7 (got '$LLVM_VERSION')" ;;
+esac
 
 # ---------------------------------------------------------------- keys ----
 # Build options that define a build tree. Anything here goes into the key.
@@ -87,11 +139,10 @@ LLVM_OPTS=(
   -DLLVM_ENABLE_TERMINFO=OFF
   -DLLVM_ENABLE_LIBXML2=OFF
   -DLLVM_USE_LINKER=gold
-  -DLLVM_TABLEGEN=/usr/lib/llvm-19/bin/llvm-tblgen
-  -DMLIR_TABLEGEN=/usr/lib/llvm-19/bin/mlir-tblgen
-  -DMLIR_PDLL_TABLEGEN=/usr/lib/llvm-19/bin/mlir-pdll
+  "${TBLGEN_OPTS[@]}"
   -DMLIR_ENABLE_BINDINGS_PYTHON=$(python_bindings && echo ON || echo OFF)
   -DPython3_EXECUTABLE=/usr/bin/python3
+  "${PYTHON_OPTS[@]}"
   -DLLVM_CCACHE_BUILD=ON
   "-DLLVM_CCACHE_DIR=$CACHE/ccache"
   -DLLVM_CCACHE_MAXSIZE=20G
@@ -99,7 +150,7 @@ LLVM_OPTS=(
 )
 # Targets this project (and its tests) need from the LLVM/MLIR build.
 LLVM_TARGETS=(
-  LLVMSupport llvm_gtest llvm_gtest_main
+  LLVMSupport llvm_gtest llvm_gtest_main FileCheck not count
   MLIRIR MLIRParser MLIRPass MLIRTransforms MLIRTransformUtils MLIRRewrite
   MLIRFuncDialect MLIRArithDialect MLIRControlFlowDialect
   MLIRCAPIIR MLIRCAPITransforms MLIRCAPIFunc MLIRCAPIArith MLIRCAPIControlFlow
@@ -113,7 +164,7 @@ python_bindings && LLVM_TARGETS+=(
   tools/mlir/python/dialects/_arith_enum_gen.py
   tools/mlir/python/dialects/_cf_ops_gen.py
 )
-UPSTREAM_TEST_TARGETS=(MLIRPassTests MLIRSupportTests FileCheck not count)
+UPSTREAM_TEST_TARGETS=(MLIRPassTests MLIRSupportTests)
 ((UPSTREAM_IR_TESTS)) && UPSTREAM_TEST_TARGETS+=(MLIRIRTests)
 # The C API test comes with the series (patch 0003): not in the baseline tree.
 [[ $VARIANT == baseline ]] || UPSTREAM_TEST_TARGETS+=(mlir-capi-opref-test)
@@ -155,35 +206,79 @@ SERIES_HASH=$(series_hash)
 KEY="llvm-$LLVM_VERSION-$SRC_ID-series-$SERIES_HASH-opts-$OPTS_HASH"
 TREE=$CACHE/trees/$VARIANT-$SRC_ID-$OPTS_HASH${SANITIZE:+-${SANITIZE//,/-}}
 LLVM_BUILD=$TREE/build
-PROJECT_BUILD=$ROOT/build${SANITIZE:+-${SANITIZE//,/-}}
-[[ $VARIANT == baseline ]] && PROJECT_BUILD=$ROOT/build-baseline${SANITIZE:+-${SANITIZE//,/-}}
+PROJECT_BUILD=$ROOT/$PROJECT_BUILD_NAME
+[[ $VARIANT == baseline ]] && PROJECT_BUILD+=-baseline
+PROJECT_BUILD+=${SANITIZE:+-${SANITIZE//,/-}}
+PRISTINE=$CACHE/pristine/$SRC_ID
 
+# The one place that answers path questions about the cache (test.sh, the
+# setup tests and scripts/check-patches.sh ask here).
 if [[ -n $PRINT_ONLY ]]; then
-  [[ $PRINT_ONLY == build ]] && echo "$PROJECT_BUILD" || echo "$LLVM_BUILD/lib/cmake/mlir"
+  case $PRINT_ONLY in
+  build) echo "$PROJECT_BUILD" ;;
+  mlir) echo "$LLVM_BUILD/lib/cmake/mlir" ;;
+  tree) echo "$TREE" ;;
+  llvm-build) echo "$LLVM_BUILD" ;;
+  pristine) echo "$PRISTINE" ;;
+  series) echo "$SERIES_DIR" ;;
+  esac
   exit 0
 fi
 
 # -------------------------------------------------------------- packages ----
 PKGS=(build-essential cmake ninja-build ccache git python3 python3-dev python3-numpy
-  python3-pybind11 pybind11-dev llvm-19 llvm-19-tools mlir-19-tools libgtest-dev libbenchmark-dev
-  clang-format valgrind xz-utils dpkg-dev)
+  libgtest-dev libbenchmark-dev clang-format valgrind xz-utils dpkg-dev "${RELEASE_PKGS[@]}")
+installed() { # package[=version]
+  local want=${1#*=} got
+  got=$(dpkg-query -W -f='${Status} ${Version}' "${1%%=*}" 2>/dev/null) || return 1
+  [[ $got == 'install ok installed '* ]] || return 1
+  [[ $1 != *=* || ${got##* } == "$want" ]]
+}
+need_root() { [[ $(id -u) == 0 ]] || die "$1; run as root or install them"; }
+# apt with a private state of its own (sources, lists, cache) for one Debian
+# suite: source downloads and unstable's packages never touch the system's
+# apt sources.
+private_apt() { # suite types apt-args...
+  local suite=$1 types=$2 dir=$CACHE/downloads/apt-$1-${2// /-}
+  shift 2
+  mkdir -p "$dir/sources.list.d" "$dir/lists/partial" "$dir/cache/archives/partial"
+  printf 'Types: %s\nURIs: http://deb.debian.org/debian\nSuites: %s\nComponents: main\nArchitectures: %s\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+    "$types" "$suite" "$(dpkg --print-architecture)" >"$dir/sources.list.d/$suite.sources"
+  apt-get -o Dir::Etc::SourceList=/dev/null -o "Dir::Etc::SourceParts=$dir/sources.list.d" \
+    -o "Dir::State::Lists=$dir/lists" -o "Dir::Cache=$dir/cache" "$@" 2>&1 |
+    grep -v -e '^W: Download is performed unsandboxed' -e '^N: ' || true
+}
 step "checking Debian packages"
 missing=()
-for p in "${PKGS[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-done
+for p in "${PKGS[@]}"; do installed "$p" || missing+=("$p"); done
 if ((${#missing[@]})); then
   echo "installing: ${missing[*]}"
-  [[ $(id -u) == 0 ]] || die "packages missing (${missing[*]}); run as root or install them"
+  need_root "packages missing (${missing[*]})"
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 else
   echo "all ${#PKGS[@]} packages present"
 fi
+missing=()
+for p in "${UNSTABLE_PKGS[@]}"; do installed "$p" || missing+=("$p"); done
+if ((${#missing[@]})); then
+  echo "installing from unstable (these alone): ${missing[*]}"
+  need_root "packages missing (${missing[*]}, from Debian unstable)"
+  debs=$CACHE/downloads/unstable-debs
+  mkdir -p "$debs"
+  private_apt unstable deb update -qq
+  (cd "$debs" && private_apt unstable deb download "${missing[@]}")
+  files=()
+  for p in "${missing[@]}"; do
+    f=$(ls "$debs/${p%%=*}_${p#*=}"_*.deb 2>/dev/null | head -1)
+    [[ -n $f ]] || die "could not download $p from Debian unstable; check the network or install it by hand"
+    files+=("$f")
+  done
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${files[@]}" >/dev/null
+  for p in "${missing[@]}"; do installed "$p" || die "$p did not install"; done
+fi
 
 # ---------------------------------------------------------------- source ----
-SRC_PARTS=(llvm mlir cmake third-party .clang-format)
-PRISTINE=$CACHE/pristine/$SRC_ID
 if [[ ! -f $PRISTINE/.complete ]]; then
   rm -rf "$PRISTINE" "$PRISTINE.tmp"
   mkdir -p "$PRISTINE.tmp"
@@ -192,30 +287,29 @@ if [[ ! -f $PRISTINE/.complete ]]; then
     for p in "${SRC_PARTS[@]}"; do cp -a "$LLVM_SRC/$p" "$PRISTINE.tmp/"; done
   else
     DL=$CACHE/downloads
-    ORIG=$DL/llvm-toolchain-19_$LLVM_VERSION.orig.tar.xz
+    ORIG=$DL/${DEB_PKG}_$LLVM_VERSION.orig.tar.xz
     if [[ ! -f $ORIG ]]; then
-      step "downloading Debian source package llvm-toolchain-19=$DEB_SRC_VERSION (164 MB)"
-      if ! apt-get source --print-uris llvm-toolchain-19 2>/dev/null | grep -q orig.tar; then
-        echo "adding a deb-src entry for bookworm"
-        cat >/etc/apt/sources.list.d/mlir-weakref-src.sources <<SRC
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: bookworm bookworm-updates
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-SRC
-        apt-get update -qq
-      fi
+      step "downloading Debian source package $DEB_PKG=$DEB_SRC_VERSION ($DEB_SUITE)"
       mkdir -p "$DL"
-      (cd "$DL" && apt-get source --download-only -qq "llvm-toolchain-19=$DEB_SRC_VERSION" 2>&1 | grep -v '^W: Download is performed unsandboxed' || true)
-      [[ -f $ORIG ]] || die "download of llvm-toolchain-19 $DEB_SRC_VERSION failed; check apt sources or use LLVM_SRC=/path/to/llvm-project"
+      private_apt "$DEB_SUITE" deb-src update -qq
+      # For 23.1.1 apt fetches and checks the orig tarball against the signed
+      # index, then fails on the .dsc that is not served: keep the tarball.
+      (cd "$DL" && private_apt "$DEB_SUITE" deb-src source --download-only -qq "$DEB_PKG=$DEB_SRC_VERSION")
+      [[ -f $ORIG ]] || die "download of $DEB_PKG $DEB_SRC_VERSION failed; check the network or use LLVM_SRC=/path/to/llvm-project"
+    fi
+    if [[ -n $ORIG_SHA256 ]] && ! echo "$ORIG_SHA256  $ORIG" | sha256sum -c --quiet - >/dev/null 2>&1; then
+      die "$ORIG does not have sha256 $ORIG_SHA256; delete it and re-run"
     fi
     step "extracting ${SRC_PARTS[*]} from $(basename "$ORIG")"
-    tar xJf "$ORIG" -C "$PRISTINE.tmp" --strip-components=1 "${SRC_PARTS[@]/#/llvm-toolchain-19_$LLVM_VERSION/}"
+    tar xJf "$ORIG" -C "$PRISTINE.tmp" --strip-components=1 "${SRC_PARTS[@]/#/${DEB_PKG}_$LLVM_VERSION/}"
     check_version "$PRISTINE.tmp"
   fi
   touch "$PRISTINE.tmp/.complete"
   mv "$PRISTINE.tmp" "$PRISTINE"
+fi
+if ((SOURCE_ONLY)); then
+  echo "setup.sh: pristine LLVM $LLVM_VERSION source in $PRISTINE"
+  exit 0
 fi
 
 # ------------------------------------------------------ patched tree ----
@@ -313,7 +407,7 @@ if [[ ! -f $PROJECT_BUILD/build.ninja ]] || ! grep -q "^MLIR_DIR:[A-Z]*=$MLIR_DI
   rm -rf "$PROJECT_BUILD"
   cmake -S "$ROOT" -B "$PROJECT_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DMLIR_DIR="$MLIR_DIR" -DLLVM_DIR="$LLVM_BUILD/lib/cmake/llvm" \
-    -DMLIR_WEAKREF_VARIANT="$VARIANT" -DPython3_EXECUTABLE=/usr/bin/python3 \
+    -DPython3_EXECUTABLE=/usr/bin/python3 "${PYTHON_OPTS[@]}" \
     -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache \
     "${SAN_FLAGS[@]}" >"$PROJECT_BUILD.configure.log" 2>&1 ||
     { tail -30 "$PROJECT_BUILD.configure.log" >&2; die "project configure failed; log: $PROJECT_BUILD.configure.log"; }

@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
-# test.sh -- build (via setup.sh, cached) and run every test of this project:
+# test.sh -- build (via setup.sh, cached) and run every test of this project
+# for LLVM 23.1.1 (the default release), then for 19.1.7 if its tree is built
+# (LLVM_VERSION=19.1.7 ./setup.sh; otherwise the output says it was skipped;
+# its series is checked to apply either way, by ctest's patch-series-19.1.7):
 # the project's GoogleTest and lit suites through ctest (patch 0001's upstream
 # unit test, the Python tests and the hostile suite included), and upstream
 # MLIR's MLIRPassTests/MLIRSupportTests and the C API lit test built from the
-# patched tree (MLIRIRTests too when built: ./setup.sh --upstream-ir-tests).
+# patched tree, next to the baseline tree's counts when it is built
+# (MLIRIRTests too when built: ./setup.sh --upstream-ir-tests).
 #
 #   ./test.sh                 everything
 #   ./test.sh --no-upstream   skip upstream MLIR's unit test suites
+#   LLVM_VERSION=19.1.7 ./test.sh   only the 19.1.7 release (built if needed)
 #   SANITIZE=address ./test.sh   an ASan build of MLIR, this project and the
 #                                Python package (own cache; every Python test
 #                                runs with the ASan runtime preloaded)
@@ -34,18 +39,7 @@ if [[ -n ${SANITIZE:-} ]]; then
   export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
   export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
 fi
-setup_args=(--no-demo)
-((UPSTREAM)) && setup_args+=(--upstream-tests)
-"$ROOT/setup.sh" "${setup_args[@]}"
-BUILD=$("$ROOT/setup.sh" --print-build-dir)
-# The LLVM build directory of a tree: setup.sh prints its lib/cmake/mlir.
-llvm_build_dir() { dirname "$(dirname "$(dirname "$("$ROOT/setup.sh" "$@" --print-mlir-dir)")")"; }
-LLVM_BUILD=$(llvm_build_dir)
-
 status=0
-echo
-echo "==> ctest (project tests)"
-ctest --test-dir "$BUILD" --output-on-failure -j"$(nproc)" "${CTEST_ARGS[@]}" || status=1
 
 # Runs one upstream gtest suite; prints "<passed> passed, <failed> failed".
 run_suite() { # binary
@@ -58,21 +52,36 @@ run_suite() { # binary
   return "$rc"
 }
 
-if ((UPSTREAM)); then
+test_release() { # release
+  local release=$1 setup_args=(--no-demo) build llvm_build baseline_build
+  export LLVM_VERSION=$release
   echo
-  echo "==> upstream MLIR unit test suites (patched tree; baseline tree if built)"
-  BASELINE_BUILD=$(llvm_build_dir --baseline)
+  echo "==================== LLVM $release ===================="
+  ((UPSTREAM)) && setup_args+=(--upstream-tests)
+  "$ROOT/setup.sh" "${setup_args[@]}"
+  build=$("$ROOT/setup.sh" --print-build-dir)
+  llvm_build=$("$ROOT/setup.sh" --print-llvm-build)
+
+  echo
+  echo "==> ctest (project tests, LLVM $release)"
+  ctest --test-dir "$build" --output-on-failure -j"$(nproc)" "${CTEST_ARGS[@]}" || status=1
+
+  ((UPSTREAM)) || return 0
+  echo
+  echo "==> upstream MLIR unit test suites (LLVM $release; patched tree, baseline tree if built)"
+  baseline_build=$("$ROOT/setup.sh" --baseline --print-llvm-build)
+  local suite name result base base_result out
   for suite in IR/MLIRIRTests Pass/MLIRPassTests Support/MLIRSupportTests; do
     name=$(basename "$suite")
-    if [[ ! -x $LLVM_BUILD/tools/mlir/unittests/$suite ]]; then
+    if [[ ! -x $llvm_build/tools/mlir/unittests/$suite ]]; then
       # Only MLIRIRTests is optional (it links MLIR's Test dialect: about
       # 1,000 more build steps). Patch 0001's own test in it,
       # WeakOpRefTest.cpp, runs in ctest above as WeakOpRefUpstreamTests.
       printf '%-18s not built (./setup.sh --upstream-ir-tests); its WeakOpRefTest.cpp ran above as WeakOpRefUpstreamTests\n' "$name"
       continue
     fi
-    if result=$(run_suite "$LLVM_BUILD/tools/mlir/unittests/$suite"); then :; else status=1; fi
-    base=$BASELINE_BUILD/tools/mlir/unittests/$suite
+    if result=$(run_suite "$llvm_build/tools/mlir/unittests/$suite"); then :; else status=1; fi
+    base=$baseline_build/tools/mlir/unittests/$suite
     if [[ -x $base ]]; then
       base_result="baseline: $(run_suite "$base" || true)"
     else
@@ -80,13 +89,26 @@ if ((UPSTREAM)); then
     fi
     printf '%-18s patched: %-28s %s\n' "$name" "$result" "$base_result"
   done
-  # The C API test added by patch 0002, through upstream's own lit setup.
-  if out=$("$LLVM_BUILD/bin/llvm-lit" -q "$LLVM_BUILD/tools/mlir/test/CAPI/opref.c" 2>&1); then
+  # The C API test added by patch 0003, through upstream's own lit setup.
+  if out=$("$llvm_build/bin/llvm-lit" -q "$llvm_build/tools/mlir/test/CAPI/opref.c" 2>&1); then
     echo "mlir/test/CAPI/opref.c: passed"
   else
     echo "$out" | tail -30
     echo "mlir/test/CAPI/opref.c: FAILED"
     status=1
+  fi
+}
+
+if [[ -n ${LLVM_VERSION:-} ]]; then
+  test_release "$LLVM_VERSION"
+else
+  test_release 23.1.1
+  if [[ -f $(LLVM_VERSION=19.1.7 "$ROOT/setup.sh" --print-llvm-build)/build.ninja ]]; then
+    test_release 19.1.7
+  else
+    echo
+    echo "LLVM 19.1.7: tests skipped (its tree is not built: LLVM_VERSION=19.1.7 ./setup.sh);"
+    echo "             its series was checked to apply by ctest's patch-series-19.1.7"
   fi
 fi
 echo

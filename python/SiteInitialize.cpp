@@ -17,13 +17,13 @@
 #include "mlir-c/Dialect/ControlFlow.h"
 #include "mlir-c/Dialect/Func.h"
 #include "mlir-c/Transforms.h"
-#include "mlir/Bindings/Python/PybindAdaptors.h"
+#include "BindingLibrary.h"
 
 // python/Registration.cpp
 extern "C" void
 mlirWeakRefRegisterFuncInlinerExtension(MlirDialectRegistry registry);
 
-PYBIND11_MODULE(_site_initialize_0, m) {
+MLIR_WEAKREF_PYTHON_MODULE(_site_initialize_0, m) {
   m.doc() = "Registers the builtin, func, arith and cf dialects (with func's "
             "inliner interface) and the transform passes";
   m.def("register_dialects", [](MlirDialectRegistry registry) {

@@ -19,31 +19,31 @@
 
 #include "mlir-c/IR.h"
 #include "mlir-weakref-c/WeakRef.h"
-#include "mlir/Bindings/Python/PybindAdaptors.h"
+#include "BindingLibrary.h"
 
 #include <string>
 
-namespace py = pybind11;
+using namespace mlir_weakref::python;
 
 namespace {
 
 /// The operation of an Operation, or of anything with one (OpView, Module).
 /// An erased operation raises its wrapper's RuntimeError.
 MlirOperation toOperation(const py::handle &obj) {
-  py::object op = py::reinterpret_borrow<py::object>(obj);
+  py::object op = borrow(obj);
   if (!PyCapsule_CheckExact(op.ptr())) {
     if (py::hasattr(op, "operation"))
       op = op.attr("operation");
-    if (!py::hasattr(py::type::of(op), MLIR_PYTHON_CAPI_PTR_ATTR))
-      throw py::type_error("expected an MLIR operation, got " +
-                           py::repr(obj).cast<std::string>());
+    if (!typeHasAttr(op, MLIR_PYTHON_CAPI_PTR_ATTR))
+      throw py::type_error(
+          ("expected an MLIR operation, got " + repr(obj)).c_str());
     // Not py::hasattr on the object: it would swallow an erased operation's
     // RuntimeError.
     op = op.attr(MLIR_PYTHON_CAPI_PTR_ATTR);
   }
   MlirOperation result = mlirPythonCapsuleToOperation(op.ptr());
   if (mlirOperationIsNull(result))
-    throw py::error_already_set();
+    throwPythonError();
   return result;
 }
 
@@ -73,14 +73,12 @@ private:
 /// A weak reference owned by Python (`mlir.weakref.ref`).
 class PyOpRef {
 public:
-  explicit PyOpRef(MlirOperationRef ref) : ref(ref) {}
+  explicit PyOpRef(py::handle op)
+      : ref(mlirOperationRefCreate(toOperation(op))) {}
   PyOpRef(const PyOpRef &) = delete;
   PyOpRef &operator=(const PyOpRef &) = delete;
   ~PyOpRef() { mlirOperationRefDestroy(ref); }
 
-  static PyOpRef *create(const py::handle &op) {
-    return new PyOpRef(mlirOperationRefCreate(toOperation(op)));
-  }
   OwnedRef get() const { return OwnedRef(mlirOperationRefCopy(ref)); }
 
 private:
@@ -124,11 +122,11 @@ public:
   /// A new reference to the scope's reference; ReferenceError once the scope
   /// has been closed or reset.
   OwnedRef get() const {
-    const PyRefScope &scope = scopeObj.cast<const PyRefScope &>();
+    const PyRefScope &scope = py::cast<const PyRefScope &>(scopeObj);
     if (!scope.isOpen() || !mlirWeakOpRefScopeContains(scope.scope, key)) {
       PyErr_SetString(PyExc_ReferenceError,
                       "the reference's scope has been closed or reset");
-      throw py::error_already_set();
+      throwPythonError();
     }
     return OwnedRef(mlirWeakOpRefScopeCopyRef(scope.scope, key));
   }
@@ -145,7 +143,7 @@ public:
   PyProvenance(py::object contextObj)
       : contextObj(std::move(contextObj)),
         provenance(mlirErasureProvenanceEnable(
-            this->contextObj.cast<MlirContext>())) {
+            py::cast<MlirContext>(this->contextObj))) {
     if (mlirErasureProvenanceIsNull(provenance))
       throw std::runtime_error(
           "erasure provenance is already enabled for this context");
@@ -194,13 +192,13 @@ private:
 /// refers to.
 OwnedRef toRef(const py::handle &obj) {
   if (py::isinstance<PyOpRef>(obj))
-    return obj.cast<const PyOpRef &>().get();
+    return py::cast<const PyOpRef &>(obj).get();
   if (py::isinstance<PyScopedRef>(obj))
-    return obj.cast<const PyScopedRef &>().get();
+    return py::cast<const PyScopedRef &>(obj).get();
   if (PyCapsule_CheckExact(obj.ptr())) {
     MlirOperationRef ref = mlirPythonCapsuleToOperationRef(obj.ptr());
     if (mlirOperationRefIsNull(ref))
-      throw py::error_already_set();
+      throwPythonError();
     return OwnedRef(mlirOperationRefCopy(ref));
   }
   throw py::type_error("expected an mlir.weakref reference or an "
@@ -215,7 +213,7 @@ void defineRefMethods(py::class_<RefClass> &cls) {
            return toPython(mlirOperationRefDeref(self.get().get()));
          },
          "Returns the operation, or None if it has been destroyed.")
-      .def_property_readonly(
+      .MLIR_WEAKREF_DEF_PROPERTY_READONLY(
           "alive",
           [](const RefClass &self) {
             return !mlirOperationRefIsExpired(self.get().get());
@@ -225,25 +223,24 @@ void defineRefMethods(py::class_<RefClass> &cls) {
            [](const RefClass &self, const py::object &other) -> py::object {
              if (!py::isinstance<PyOpRef>(other) &&
                  !py::isinstance<PyScopedRef>(other))
-               return py::reinterpret_borrow<py::object>(
-                   Py_NotImplemented);
+               return borrow(Py_NotImplemented);
              return py::bool_(
                  mlirOperationRefEqual(self.get().get(), toRef(other).get()));
            })
       .def("__hash__", [](const RefClass &self) {
-        return static_cast<py::ssize_t>(
+        return static_cast<Py_ssize_t>(
             mlirOperationRefHashValue(self.get().get()));
       });
 }
 
 } // namespace
 
-PYBIND11_MODULE(_mlirWeakRef, m) {
+MLIR_WEAKREF_PYTHON_MODULE(_mlirWeakRef, m) {
   m.doc() = "Weak operation references, reference scopes and erasure "
             "provenance (the compiled half of mlir.weakref)";
 
   py::class_<PyOpRef> opRef(m, "OpRef", "A weak reference to an operation.");
-  opRef.def(py::init(&PyOpRef::create), py::arg("operation"),
+  opRef.def(py::init<py::handle>(), py::arg("operation"),
             "Creates a weak reference to a live operation.");
   defineRefMethods(opRef);
 
@@ -260,7 +257,7 @@ PYBIND11_MODULE(_mlirWeakRef, m) {
       .def(
           "ref",
           [](py::object self, const py::handle &op) {
-            PyRefScope &scope = self.cast<PyRefScope &>();
+            PyRefScope &scope = py::cast<PyRefScope &>(self);
             scope.checkOpen();
             uint64_t key =
                 mlirWeakOpRefScopeCreateRef(scope.scope, toOperation(op));
@@ -282,7 +279,7 @@ PYBIND11_MODULE(_mlirWeakRef, m) {
       .def("reset", &PyRefScope::reset,
            "Drops every reference; the scope stays open.")
       .def("close", &PyRefScope::close, "Drops every reference.")
-      .def_property_readonly("closed",
+      .MLIR_WEAKREF_DEF_PROPERTY_READONLY("closed",
                              [](const PyRefScope &self) {
                                return !self.isOpen();
                              })
@@ -306,9 +303,9 @@ PYBIND11_MODULE(_mlirWeakRef, m) {
           "What destroyed the operation `ref` refers to, or None if it is "
           "alive or was destroyed while not recording.")
       .def("close", &PyProvenance::close, "Stops recording.")
-      .def_property_readonly("closed",
+      .MLIR_WEAKREF_DEF_PROPERTY_READONLY("closed",
                              [](const PyProvenance &self) {
                                return !self.isOpen();
                              })
-      .def_readonly("context", &PyProvenance::contextObj);
+      .MLIR_WEAKREF_DEF_READONLY("context", &PyProvenance::contextObj);
 }

@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
-# Checks the patch series against pristine LLVM 19.1.7 sources (from the
-# setup.sh cache): it applies with `git am` onto a git tree and with
-# `patch -p1` onto the release tarball's files, and clang-format (LLVM style)
-# is clean on the lines it changes.
+# Checks the patch series of one release (LLVM_VERSION, default 23.1.1)
+# against its pristine LLVM sources (setup.sh's cache; downloaded with
+# `setup.sh --source-only` if missing): it applies with `git am` onto a git
+# tree and with `patch -p1` onto the release tarball's files, and clang-format
+# (LLVM style) is clean on the lines it changes.
+#   [LLVM_VERSION=23.1.1|19.1.7] scripts/check-patches.sh
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-SERIES_DIR=$ROOT/patches/llvm-19.1.7
-CACHE=${MLIR_WEAKREF_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/mlir-weakref}
-PRISTINE=${1:-$(ls -d "$CACHE"/pristine/debian-* 2>/dev/null | head -1)}
-[[ -f $PRISTINE/.complete ]] || { echo "check-patches: no pristine source; run ./setup.sh first" >&2; exit 1; }
+export LLVM_VERSION=${LLVM_VERSION:-23.1.1}
+SERIES_DIR=$("$ROOT/setup.sh" --print-series-dir)
+PRISTINE=$("$ROOT/setup.sh" --print-pristine)
+if [[ ! -f $PRISTINE/.complete ]]; then
+  "$ROOT/setup.sh" --source-only >/dev/null ||
+    { echo "check-patches: could not get the pristine LLVM $LLVM_VERSION source" >&2; exit 1; }
+fi
+echo "LLVM $LLVM_VERSION: $(grep -cv -e '^\s*#' -e '^\s*$' "$SERIES_DIR/series") patches in $SERIES_DIR"
 mapfile -t patches < <(grep -v -e '^\s*#' -e '^\s*$' "$SERIES_DIR/series" | sed "s#^#$SERIES_DIR/#")
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
@@ -25,9 +31,15 @@ for dir in git tarball; do
   (cd "$PRISTINE" && cp --parents .clang-format "${files[@]}" "$TMP/$dir/")
 done
 
+# clang-format 14 (Debian 12's) does not know LineEnding (23.1.1's
+# mlir/.clang-format sets it to LF, which is what it does anyway).
+for dir in git tarball; do
+  find "$TMP/$dir" -name .clang-format -exec sed -i '/^LineEnding:/d' {} +
+done
+
 git -C "$TMP/git" init -q
 git -C "$TMP/git" add -A
-git -C "$TMP/git" -c user.name=check -c user.email=check@localhost commit -qm "llvmorg-19.1.7 (files touched by the series)"
+git -C "$TMP/git" -c user.name=check -c user.email=check@localhost commit -qm "llvmorg-$LLVM_VERSION (files touched by the series)"
 git -C "$TMP/git" tag base
 for p in "${patches[@]}"; do
   git -C "$TMP/git" -c user.name=check -c user.email=check@localhost am -q --keep-non-patch --whitespace=error-all "$p" ||

@@ -7,7 +7,9 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 fail=0
-TREE_KEY=$(dirname "$(dirname "$(dirname "$("$ROOT/setup.sh" --print-mlir-dir)")")")/../key
+TREE_KEY=$("$ROOT/setup.sh" --print-tree)/key
+SERIES=$("$ROOT/setup.sh" --print-series-dir)
+RELEASE=$(basename "$SERIES")
 key_before=$(cat "$TREE_KEY")
 
 expect_error() { # description pattern command...
@@ -32,6 +34,9 @@ expect_error() { # description pattern command...
 expect_error "missing LLVM_SRC" "does not exist" \
   env LLVM_SRC="$TMP/no-such-checkout" "$ROOT/setup.sh" --no-demo
 
+expect_error "unknown LLVM_VERSION" "must be 23.1.1 or 19.1.7" \
+  env LLVM_VERSION=18.1.8 "$ROOT/setup.sh" --no-demo
+
 mkdir -p "$TMP/llvm18/llvm" "$TMP/llvm18/mlir" "$TMP/llvm18/cmake/Modules"
 printf 'set(LLVM_VERSION_MAJOR 18)\nset(LLVM_VERSION_MINOR 1)\nset(LLVM_VERSION_PATCH 8)\n' \
   >"$TMP/llvm18/cmake/Modules/LLVMVersion.cmake"
@@ -39,10 +44,10 @@ expect_error "wrong LLVM version in LLVM_SRC" "is LLVM '18.1.8'" \
   env LLVM_SRC="$TMP/llvm18" MLIR_WEAKREF_CACHE="$TMP/cache" "$ROOT/setup.sh" --no-demo
 
 # A copy of the project whose series has a patch that does not apply.
-mkdir -p "$TMP/proj/patches/llvm-19.1.7"
+mkdir -p "$TMP/proj/patches/$RELEASE"
 cp "$ROOT/setup.sh" "$TMP/proj/"
-cp "$ROOT"/patches/llvm-19.1.7/*.patch "$TMP/proj/patches/llvm-19.1.7/"
-cat >"$TMP/proj/patches/llvm-19.1.7/0099-broken.patch" <<'PATCH'
+cp "$SERIES"/*.patch "$TMP/proj/patches/$RELEASE/"
+cat >"$TMP/proj/patches/$RELEASE/0099-broken.patch" <<'PATCH'
 From: nobody <nobody@example.com>
 Subject: [PATCH] broken
 
@@ -53,10 +58,10 @@ Subject: [PATCH] broken
 +neither is this one
  nor this one
 PATCH
-(cat "$ROOT/patches/llvm-19.1.7/series"; echo 0099-broken.patch) >"$TMP/proj/patches/llvm-19.1.7/series"
+(cat "$SERIES/series"; echo 0099-broken.patch) >"$TMP/proj/patches/$RELEASE/series"
 expect_error "series entry that does not apply" "0099-broken.patch" "$TMP/proj/setup.sh" --no-demo
 
-rm "$TMP/proj/patches/llvm-19.1.7/0099-broken.patch"
+rm "$TMP/proj/patches/$RELEASE/0099-broken.patch"
 expect_error "series entry that does not exist" "0099-broken.patch" "$TMP/proj/setup.sh" --no-demo
 
 key_after=$(cat "$TREE_KEY")
