@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "BenchIR.h"
+#include "ReleaseCompat.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
@@ -45,14 +46,15 @@ extern "C" __attribute__((noinline)) int weakref_workload(const char *kind,
     OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
     OpBuilder builder = OpBuilder::atBlockEnd(module->getBody());
     Location loc = UnknownLoc::get(&context);
-    Value c = builder.create<arith::ConstantIntOp>(loc, 1, 32);
+    Value c = mlir_weakref::createOp<arith::ConstantIntOp>(builder, loc, 1, 32);
     context.allowUnregisteredDialects();
     OperationName name("w.op", &context);
     Type i32 = builder.getI32Type();
     DictionaryAttr noAttrs = builder.getDictionaryAttr({});
     Value operands[] = {c, c};
     for (unsigned i = 0; i < n; ++i)
-      Operation::create(loc, name, i32, operands, noAttrs, nullptr, {}, 0)
+      Operation::create(loc, name, i32, operands, noAttrs,
+                        mlir_weakref::noProperties(), {}, 0)
           ->destroy();
     return 0;
   }
@@ -62,9 +64,9 @@ extern "C" __attribute__((noinline)) int weakref_workload(const char *kind,
     OwningOpRef<ModuleOp> module = ModuleOp::create(UnknownLoc::get(&context));
     OpBuilder builder = OpBuilder::atBlockEnd(module->getBody());
     Location loc = UnknownLoc::get(&context);
-    Value c = builder.create<arith::ConstantIntOp>(loc, 1, 32);
+    Value c = mlir_weakref::createOp<arith::ConstantIntOp>(builder, loc, 1, 32);
     for (unsigned i = 0; i < n; ++i)
-      builder.create<arith::AddIOp>(loc, c, c)->erase();
+      mlir_weakref::createOp<arith::AddIOp>(builder, loc, c, c)->erase();
     return 0;
   }
   if (!strcmp(kind, "canonicalize")) {

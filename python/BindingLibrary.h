@@ -55,11 +55,20 @@ inline py::object borrow(py::handle handle) {
 }
 
 /// repr(handle) as a string.
-inline std::string repr(py::handle handle) {
+inline std::string reprString(py::handle handle) {
 #if LLVM_VERSION_MAJOR >= 20
   return py::repr(handle).c_str();
 #else
   return py::repr(handle).cast<std::string>();
+#endif
+}
+
+/// A Python str holding `text`.
+inline py::str toStr(const std::string &text) {
+#if LLVM_VERSION_MAJOR >= 20
+  return py::str(text.data(), text.size());
+#else
+  return py::str(text);
 #endif
 }
 

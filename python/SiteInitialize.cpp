@@ -13,11 +13,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BindingLibrary.h"
 #include "mlir-c/Dialect/Arith.h"
 #include "mlir-c/Dialect/ControlFlow.h"
 #include "mlir-c/Dialect/Func.h"
 #include "mlir-c/Transforms.h"
-#include "BindingLibrary.h"
 
 // python/Registration.cpp
 extern "C" void

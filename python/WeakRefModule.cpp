@@ -1,4 +1,5 @@
-//===- WeakRefModule.cpp - mlir._mlir_libs._mlirWeakRef --------------------===//
+//===- WeakRefModule.cpp - mlir._mlir_libs._mlirWeakRef
+//--------------------===//
 //
 // Part of the mlir-weakref project, under the Apache License v2.0 with LLVM
 // Exceptions.
@@ -17,9 +18,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "BindingLibrary.h"
 #include "mlir-c/IR.h"
 #include "mlir-weakref-c/WeakRef.h"
-#include "BindingLibrary.h"
 
 #include <string>
 
@@ -36,7 +37,7 @@ MlirOperation toOperation(const py::handle &obj) {
       op = op.attr("operation");
     if (!typeHasAttr(op, MLIR_PYTHON_CAPI_PTR_ATTR))
       throw py::type_error(
-          ("expected an MLIR operation, got " + repr(obj)).c_str());
+          ("expected an MLIR operation, got " + reprString(obj)).c_str());
     // Not py::hasattr on the object: it would swallow an erased operation's
     // RuntimeError.
     op = op.attr(MLIR_PYTHON_CAPI_PTR_ATTR);
@@ -59,7 +60,9 @@ py::object toPython(MlirOperation op) {
 class OwnedRef {
 public:
   explicit OwnedRef(MlirOperationRef ref) : ref(ref) {}
-  OwnedRef(OwnedRef &&other) noexcept : ref(other.ref) { other.ref = {nullptr}; }
+  OwnedRef(OwnedRef &&other) noexcept : ref(other.ref) {
+    other.ref = {nullptr};
+  }
   OwnedRef(const OwnedRef &) = delete;
   OwnedRef &operator=(const OwnedRef &) = delete;
   OwnedRef &operator=(OwnedRef &&) = delete;
@@ -179,7 +182,7 @@ public:
           static_cast<std::string *>(userData)->append(part.data, part.length);
         },
         &text);
-    return found ? py::object(py::str(text)) : py::none();
+    return found ? py::object(toStr(text)) : py::none();
   }
 
   py::object contextObj;
@@ -272,21 +275,17 @@ MLIR_WEAKREF_PYTHON_MODULE(_mlirWeakRef, m) {
       .def(
           "count_alive",
           [](const PyRefScope &self) {
-            return self.isOpen() ? mlirWeakOpRefScopeCountAlive(self.scope)
-                                 : 0;
+            return self.isOpen() ? mlirWeakOpRefScopeCountAlive(self.scope) : 0;
           },
           "How many of the scope's references refer to a live operation.")
       .def("reset", &PyRefScope::reset,
            "Drops every reference; the scope stays open.")
       .def("close", &PyRefScope::close, "Drops every reference.")
-      .MLIR_WEAKREF_DEF_PROPERTY_READONLY("closed",
-                             [](const PyRefScope &self) {
-                               return !self.isOpen();
-                             })
+      .MLIR_WEAKREF_DEF_PROPERTY_READONLY(
+          "closed", [](const PyRefScope &self) { return !self.isOpen(); })
       .def("__enter__", [](py::object self) { return self; })
-      .def("__exit__", [](PyRefScope &self, const py::args &) {
-        self.close();
-      });
+      .def("__exit__",
+           [](PyRefScope &self, const py::args &) { self.close(); });
 
   py::class_<PyProvenance>(m, "ErasureProvenance",
                            "Records what destroyed weakly referenced "
@@ -303,9 +302,7 @@ MLIR_WEAKREF_PYTHON_MODULE(_mlirWeakRef, m) {
           "What destroyed the operation `ref` refers to, or None if it is "
           "alive or was destroyed while not recording.")
       .def("close", &PyProvenance::close, "Stops recording.")
-      .MLIR_WEAKREF_DEF_PROPERTY_READONLY("closed",
-                             [](const PyProvenance &self) {
-                               return !self.isOpen();
-                             })
+      .MLIR_WEAKREF_DEF_PROPERTY_READONLY(
+          "closed", [](const PyProvenance &self) { return !self.isOpen(); })
       .MLIR_WEAKREF_DEF_READONLY("context", &PyProvenance::contextObj);
 }

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ReleaseCompat.h"
 #include "mlir-weakref/ErasureProvenance.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -13,8 +14,8 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/Passes.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Compiler.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "gtest/gtest.h"
 
 #if LLVM_ADDRESS_SANITIZER_BUILD
@@ -153,10 +154,8 @@ TEST_F(ProvenanceTest, PatternListenerNamesThePattern) {
   patterns.add<MulToAdd>(context.get());
   std::unique_ptr<RewriterBase::Listener> listener =
       ErasureProvenance::createPatternListener();
-  GreedyRewriteConfig config;
-  config.listener = listener.get();
-  ASSERT_TRUE(succeeded(applyPatternsAndFoldGreedily(
-      module->getOperation(), std::move(patterns), config)));
+  ASSERT_TRUE(succeeded(mlir_weakref::applyPatternsGreedilyWithListener(
+      module->getOperation(), std::move(patterns), listener.get())));
   for (const WeakOpRef &ref : muls) {
     std::optional<ErasureProvenance::Record> record = provenance->lookup(ref);
     ASSERT_TRUE(record);

@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ReleaseCompat.h"
 #include "TestIR.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -75,7 +76,7 @@ TEST(StressTest, PassManagerAndReferenceThreadsShareAContext) {
       passModule->walk([&](func::FuncOp f) {
         OpBuilder b = OpBuilder::atBlockBegin(&f.getBody().front());
         Value arg = f.getArgument(0);
-        b.create<arith::MulIOp>(f.getLoc(), arg, arg);
+        mlir_weakref::createOp<arith::MulIOp>(b, f.getLoc(), arg, arg);
       });
     }
     passesDone = true;
@@ -93,8 +94,8 @@ TEST(StressTest, PassManagerAndReferenceThreadsShareAContext) {
         switch (rng() % 4) {
         case 0: { // create an op and a reference
           builder.setInsertionPointToStart(&body);
-          Operation *op =
-              builder.create<arith::ConstantIntOp>(loc, step % 7, 32);
+          Operation *op = mlir_weakref::createOp<arith::ConstantIntOp>(
+              builder, loc, step % 7, 32);
           live.emplace_back(WeakOpRef(op), op);
           break;
         }

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ReleaseCompat.h"
 #include "TestIR.h"
 #include "mlir-weakref/OpTracker.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -148,8 +149,8 @@ TEST_F(CoreTest, ThreadsCreateAndDestroyInTheirOwnFunctions) {
       SmallVector<std::pair<WeakOpRef, Operation *>> live, dead;
       for (unsigned round = 0; round < kRounds; ++round) {
         builder.setInsertionPointToStart(&body);
-        Operation *op = builder.create<arith::ConstantIntOp>(
-            UnknownLoc::get(context.get()), round, 32);
+        Operation *op = mlir_weakref::createOp<arith::ConstantIntOp>(
+            builder, UnknownLoc::get(context.get()), round, 32);
         live.emplace_back(WeakOpRef(op), op);
         if (rng() % 2 && !live.empty()) {
           auto victim = live[rng() % live.size()];
@@ -210,7 +211,8 @@ TEST_F(CoreTest, AddressReuseAcrossManyCycles) {
   SmallVector<std::pair<WeakOpRef, void *>> dead;
   unsigned reused = 0;
   for (int i = 0; i < 2000; ++i) {
-    Operation *op = builder.create<arith::ConstantIntOp>(loc, i, 32);
+    Operation *op =
+        mlir_weakref::createOp<arith::ConstantIntOp>(builder, loc, i, 32);
     for (auto &[ref, address] : dead)
       if (address == op) {
         ++reused;
@@ -253,8 +255,8 @@ TEST_F(CoreTest, RewriterReplaceOpAndEraseOp) {
   WeakOpRef mulRef(mul), addRef(add);
   IRRewriter rewriter(context.get());
   rewriter.setInsertionPoint(add);
-  Operation *sub = rewriter.create<arith::SubIOp>(
-      add->getLoc(), add->getOperand(0), add->getOperand(1));
+  Operation *sub = mlir_weakref::createOp<arith::SubIOp>(
+      rewriter, add->getLoc(), add->getOperand(0), add->getOperand(1));
   rewriter.replaceOp(add, sub->getResults());
   rewriter.eraseOp(mul);
   EXPECT_FALSE(addRef);

@@ -12,9 +12,18 @@
 #include "mlir-c/IR.h"
 #include "mlir-c/Transforms.h"
 #include "mlir-weakref-c/WeakRef.h"
+#include "llvm/Config/llvm-config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+
+// LLVM 23.1.1 names the generated pass constructors ...Pass (19.1.7 did not;
+// the releases in between are not built here).
+#if LLVM_VERSION_MAJOR >= 23
+#define createCanonicalizerPass mlirCreateTransformsCanonicalizerPass
+#else
+#define createCanonicalizerPass mlirCreateTransformsCanonicalizer
+#endif
 
 static MlirOperation createOp(MlirContext ctx) {
   MlirOperationState state = mlirOperationStateGet(
@@ -169,7 +178,7 @@ static void testProvenance(void) {
   mlirErasureProvenanceInstrument(provenance, pm);
   MlirOpPassManager funcPm = mlirPassManagerGetNestedUnder(
       pm, mlirStringRefCreateFromCString("func.func"));
-  mlirOpPassManagerAddOwnedPass(funcPm, mlirCreateTransformsCanonicalizer());
+  mlirOpPassManagerAddOwnedPass(funcPm, createCanonicalizerPass());
   mlirPassManagerRunOnOp(pm, module);
   // CHECK: dead: `arith.muli` at loc("prov.mlir":3:13)
   // CHECK-SAME: erased during pass 'canonicalize'

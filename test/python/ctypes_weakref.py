@@ -62,7 +62,13 @@ mlirOperationEqual = fn("mlirOperationEqual", ctypes.c_bool, MlirOperation, Mlir
 mlirPassManagerCreate = fn("mlirPassManagerCreate", MlirPassManager, MlirContext)
 mlirPassManagerDestroy = fn("mlirPassManagerDestroy", None, MlirPassManager)
 mlirPassManagerAddOwnedPass = fn("mlirPassManagerAddOwnedPass", None, MlirPassManager, MlirPass)
-mlirCreateTransformsCanonicalizer = fn("mlirCreateTransformsCanonicalizer", MlirPass)
+# LLVM 23.1.1 names the generated pass constructors ...Pass (19.1.7 did not).
+mlirCreateTransformsCanonicalizer = fn(
+    "mlirCreateTransformsCanonicalizerPass"
+    if hasattr(lib, "mlirCreateTransformsCanonicalizerPass")
+    else "mlirCreateTransformsCanonicalizer",
+    MlirPass,
+)
 mlirPassManagerRunOnOp = fn("mlirPassManagerRunOnOp", MlirLogicalResult, MlirPassManager, MlirOperation)
 RefCreate = fn("mlirOperationRefCreate", MlirOperationRef, MlirOperation)
 RefDeref = fn("mlirOperationRefDeref", MlirOperation, MlirOperationRef)

@@ -23,6 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ReleaseCompat.h"
 #include "mlir-weakref/WeakOpMap.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -226,11 +227,12 @@ private:
     module = ModuleOp::create(UnknownLoc::get(context.get()));
     tag(module->getOperation());
     OpBuilder b = OpBuilder::atBlockEnd(module->getBody());
-    auto func = b.create<func::FuncOp>(UnknownLoc::get(context.get()), "arith",
-                                       b.getFunctionType({}, {}));
+    auto func = mlir_weakref::createOp<func::FuncOp>(
+        b, UnknownLoc::get(context.get()), "arith", b.getFunctionType({}, {}));
     tag(func);
     b.setInsertionPointToEnd(func.addEntryBlock());
-    tag(b.create<func::ReturnOp>(UnknownLoc::get(context.get())));
+    tag(mlir_weakref::createOp<func::ReturnOp>(b,
+                                               UnknownLoc::get(context.get())));
     arithBlock = &func.getBody().front();
   }
 
@@ -287,10 +289,12 @@ private:
       OpBuilder b(context.get());
       b.setInsertionPoint(arithBlock->getTerminator());
       Location loc = UnknownLoc::get(context.get());
-      auto c1 = b.create<arith::ConstantIntOp>(loc, roll(3), 32);
-      auto c2 = b.create<arith::ConstantIntOp>(loc, roll(3), 32);
+      auto c1 =
+          mlir_weakref::createOp<arith::ConstantIntOp>(b, loc, roll(3), 32);
+      auto c2 =
+          mlir_weakref::createOp<arith::ConstantIntOp>(b, loc, roll(3), 32);
       tag(c1), tag(c2);
-      tag(b.create<arith::AddIOp>(loc, c1, c2));
+      tag(mlir_weakref::createOp<arith::AddIOp>(b, loc, c1, c2));
       break;
     }
     case 3: { // clone (deep; the clone's ops get fresh ids)

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlir-weakref/ErasureProvenance.h"
+#include "mlir-weakref/detail/EraseIf.h"
 #include "mlir/IR/Location.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassInstrumentation.h"
@@ -135,11 +136,8 @@ ErasureProvenance::lookup(const WeakOpRef &ref) const {
 
 size_t ErasureProvenance::purgeLocked() {
   size_t before = records.size();
-  for (auto it = records.begin(), end = records.end(); it != end;) {
-    auto current = it++;
-    if (current->first.getUseCount() == 1)
-      records.erase(current);
-  }
+  detail::eraseIf(records,
+                  [](auto &kv) { return kv.first.getUseCount() == 1; });
   return before - records.size();
 }
 

@@ -24,6 +24,7 @@
 #ifndef MLIR_WEAKREF_WEAKOPMAP_H
 #define MLIR_WEAKREF_WEAKOPMAP_H
 
+#include "mlir-weakref/detail/EraseIf.h"
 #include "mlir/IR/WeakOpRef.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
@@ -98,13 +99,7 @@ public:
   /// Drops the entries of destroyed operations. Returns how many were dropped.
   size_t purge() {
     size_t before = storage.size();
-    // DenseMap::erase(iterator) leaves a tombstone and keeps other iterators
-    // valid, so erasing while iterating is fine.
-    for (auto it = storage.begin(), end = storage.end(); it != end;) {
-      auto current = it++;
-      if (!current->second.ref)
-        storage.erase(current);
-    }
+    detail::eraseIf(storage, [](auto &kv) { return !kv.second.ref; });
     return before - storage.size();
   }
 
@@ -115,8 +110,8 @@ public:
   size_t size() const {
     uint64_t epoch = getWeakRefInvalidationEpoch();
     if (!liveCount || epoch != liveCountEpoch) {
-      liveCount = llvm::count_if(storage,
-                                 [](auto &kv) { return bool(kv.second.ref); });
+      liveCount =
+          llvm::count_if(storage, [](auto &kv) { return bool(kv.second.ref); });
       liveCountEpoch = epoch;
     }
     return *liveCount;
