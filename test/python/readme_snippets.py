@@ -24,7 +24,7 @@ try:
         module = Module.parse(src)
         mul = module.body.operations[0].regions[0].blocks[0].operations[1]
         PassManager.parse("builtin.module(canonicalize)").run(
-            module.operation, invalidate_ops=False)
+            module.operation)
         mul.name
     # [/readme:python-erased]
     raise AssertionError("an erased op is usable")
@@ -43,7 +43,7 @@ with Context() as ctx, Location.unknown():
     with weakref.ErasureProvenance(ctx) as provenance:  # optional
         pm = PassManager.parse("builtin.module(canonicalize)")
         provenance.instrument(pm)
-        pm.run(module.operation, invalidate_ops=False)
+        pm.run(module.operation)
         for r in refs:
             print(r() is not None, provenance.describe(r))
     print(list(names.values()))                        # ['func.return']

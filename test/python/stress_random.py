@@ -58,9 +58,12 @@ def child(seed, steps):
                     rng.choice(held).detach_from_parent()
                 elif action == 4:  # a pass that erases ops behind our back
                     pipeline = rng.choice(["canonicalize", "cse"])
-                    PassManager.parse(f"builtin.module({pipeline})").run(
-                        module.operation, invalidate_ops=rng.random() < 0.5
-                    )
+                    pm = PassManager.parse(f"builtin.module({pipeline})")
+                    invalidate = rng.random() < 0.5
+                    try:  # 19.1.7's run() has invalidate_ops, 23.1.1's not
+                        pm.run(module.operation, invalidate_ops=invalidate)
+                    except TypeError:
+                        pm.run(module.operation)
                 elif action == 5 and held:  # drop references
                     del held[rng.randrange(len(held))]
                 elif action == 6:

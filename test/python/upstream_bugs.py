@@ -133,7 +133,11 @@ def detached_op_at_reused_address():
         if new is None:
             print("PREMISE NOT MET")
             return
-        print("detached op created at the reused address:", new.name, "attached:", new.parent is not None)
+        try:
+            attached = new.parent is not None
+        except ValueError:  # "Detached operations have no parent"
+            attached = False
+        print("detached op created at the reused address:", new.name, "attached:", attached)
         verdict_of_stale_use(lambda: "answered " + str(stale).strip())
         print("stale == new:", stale == new)
 

@@ -57,7 +57,7 @@ def main():
         with weakref.ErasureProvenance(ctx) as provenance:
             pm = PassManager.parse(args.pass_pipeline)
             provenance.instrument(pm)
-            pm.run(module.operation, invalidate_ops=False)
+            pm.run(module.operation)
             for op, ref in zip(ops, refs):
                 if ref() is not None:
                     print(f"alive {op.name}")
