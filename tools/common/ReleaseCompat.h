@@ -46,7 +46,8 @@ inline auto noProperties() {
 #endif
 }
 
-/// Applies `patterns` greedily to `op`, notifying `listener`.
+/// Applies `patterns` greedily to `op`, notifying `listener` (the function
+/// and the config's setter were renamed by LLVM 21).
 inline mlir::LogicalResult
 applyPatternsGreedilyWithListener(mlir::Operation *op,
                                   mlir::RewritePatternSet &&patterns,
@@ -54,10 +55,11 @@ applyPatternsGreedilyWithListener(mlir::Operation *op,
   mlir::GreedyRewriteConfig config;
 #if LLVM_VERSION_MAJOR >= 21
   config.setListener(listener);
+  return mlir::applyPatternsGreedily(op, std::move(patterns), config);
 #else
   config.listener = listener;
+  return mlir::applyPatternsAndFoldGreedily(op, std::move(patterns), config);
 #endif
-  return mlir::applyPatternsGreedily(op, std::move(patterns), config);
 }
 
 } // namespace mlir_weakref
