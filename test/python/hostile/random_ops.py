@@ -891,11 +891,8 @@ class World:
         invalidate = self.rng.random() < 0.3
 
         def run():
-            # 19.1.7: run(operation, invalidate_ops=True); be lenient.
-            try:
-                return pm.run(m.operation, invalidate_ops=invalidate)
-            except TypeError:
-                return pm.run(m.operation)
+            # invalidate_ops only where PassManager.run takes it (19.1.7)
+            return S.run_pass_manager(pm, m.operation, invalidate)
         out = S.attempt(run)
         if out.raised is not None and not isinstance(
                 out.raised, self.ir.MLIRError):
