@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # benchmarks/run.sh -- every benchmark of this project, from one command.
 # Builds the patched and the baseline trees (cached), then prints each ratio
-# next to its target. Results go to bench-results/: the raw measurements,
+# next to its target. Results go to bench-results/llvm-<release>/: the raw measurements,
 # report.md (the table) and chart.png (each result against its target).
 #
 #   benchmarks/run.sh [--quick] [--readme]
@@ -19,7 +19,10 @@ for arg in "$@"; do
   *) echo "run.sh: error: unknown option '$arg'" >&2; exit 2 ;;
   esac
 done
-OUT=$ROOT/bench-results
+# One release per run (LLVM_VERSION, default 23.1.1), each with its results.
+RELEASE=${LLVM_VERSION:-23.1.1}
+export LLVM_VERSION=$RELEASE
+OUT=$ROOT/bench-results/llvm-$RELEASE
 mkdir -p "$OUT"
 
 # The chart needs Debian's matplotlib (not a set-up dependency).
@@ -69,7 +72,8 @@ done
 if [[ -d $PATCHED/python_packages/mlir_core && -d $BASELINE/python_packages/mlir_core ]]; then
   echo "running the Python benchmarks (patched vs baseline bindings, alternating)..."
   /usr/bin/python3 "$ROOT/benchmarks/python_bench.py" "$PATCHED/python_packages/mlir_core" \
-    "$BASELINE/python_packages/mlir_core" --reps "$reps" --instructions --json "$OUT/python.json" >/dev/null
+    "$BASELINE/python_packages/mlir_core" --reps "$reps" --instructions --json "$OUT/python.json" \
+    --release "$RELEASE" >/dev/null
 fi
 
 /usr/bin/python3 "$ROOT/benchmarks/report.py" "$OUT" --chart "$OUT/chart.png" | tee "$OUT/report.md"
@@ -77,17 +81,17 @@ echo "chart: $OUT/chart.png"
 
 if ((README)); then
   mkdir -p "$ROOT/docs"
-  cp "$OUT/chart.png" "$ROOT/docs/benchmarks.png"
-  /usr/bin/python3 - "$ROOT/README.md" "$OUT/report.md" <<'PY'
+  cp "$OUT/chart.png" "$ROOT/docs/benchmarks-$RELEASE.png"
+  /usr/bin/python3 - "$ROOT/README.md" "$OUT/report.md" "$RELEASE" <<'PY'
 import re, sys
-readme, table = sys.argv[1], open(sys.argv[2]).read().strip()
+readme, table, release = sys.argv[1], open(sys.argv[2]).read().strip(), sys.argv[3]
 text = open(readme).read()
-begin, end = "<!-- benchmark-table:begin -->", "<!-- benchmark-table:end -->"
+begin, end = f"<!-- benchmark-table:{release}:begin -->", f"<!-- benchmark-table:{release}:end -->"
 if begin not in text or end not in text:
     sys.exit(f"{readme} has no {begin} ... {end} markers")
 head, rest = text.split(begin, 1)
 _, tail = rest.split(end, 1)
 open(readme, "w").write(f"{head}{begin}\n{table}\n{end}{tail}")
 PY
-  echo "README.md table and docs/benchmarks.png updated"
+  echo "README.md table ($RELEASE) and docs/benchmarks-$RELEASE.png updated"
 fi
