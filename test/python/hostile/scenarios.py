@@ -1595,10 +1595,14 @@ def _new_func(name):
     return Operation.parse(f"func.func private @{name}()")
 
 
-def _create_in(ip):
+def _create_in(ip, loc):
+    """Creates an op at `ip` pushed as the current insertion point. The
+    location is explicit: after ctx_teardown the (dead) IR is of another
+    context than the test's location, and without it the creation raised
+    for the missing location before it ever reached the insertion point."""
     from mlir.ir import Operation
     with ip:
-        return Operation.create("t.new")
+        return Operation.create("t.new", loc=loc)
 
 
 # ------------------------------------------------ release differences
@@ -1731,6 +1735,28 @@ def probes_for(kind, obj, env, fx):
             P("get_symbol_name(dead)",
               lambda o: SymbolTable.get_symbol_name(o), "m"),
         ]
+        # Entry points only some releases have (23.1.1, not 19.1.7): probed
+        # where the bindings have them (feature detection).
+        opcls = type(obj.operation)
+        if hasattr(opcls, "block"):
+            ps.append(P("operation.block",
+                        lambda o: block_desc(o.operation.block)))
+        if hasattr(opcls, "op_operands"):
+            ps.append(P("op_operands", lambda o: [
+                u.operand_number for u in o.operation.op_operands]))
+        if hasattr(opcls, "is_before_in_block"):
+            ps.append(P("is_before_in_block(self)",
+                        lambda o: o.is_before_in_block(o)))
+            ps.append(P("live.is_before_in_block(dead)",
+                        lambda o: env.live_op.is_before_in_block(o), "m"))
+        if hasattr(opcls, "replace_uses_of_with"):
+            ps.append(P("replace_uses_of_with(live, live)",
+                        lambda o: o.operation.replace_uses_of_with(
+                            env.live_value, env.live_value), "m"))
+        if hasattr(InsertionPoint, "after"):
+            ps.append(P("InsertionPoint.after(dead).insert",
+                        lambda o: InsertionPoint.after(o).insert(_new_op()),
+                        "m"))
         opname = getattr(type(obj), "OPERATION_NAME", None)
         if kind == "opview" and opname == "func.func":
             ps += [
@@ -1778,6 +1804,23 @@ def probes_for(kind, obj, env, fx):
         ]
         if has_static_isinstance():
             ps.append(P("isinstance", value_static_isinstance))
+        # Entry points only some releases have (23.1.1, not 19.1.7).
+        if hasattr(type(obj), "location"):
+            ps.append(P("location", lambda v: str(v.location)))
+        if hasattr(type(obj), "replace_all_uses_except"):
+            ps.append(P("rauw_except(live, live_op)",
+                        lambda v: v.replace_all_uses_except(
+                            env.live_value, env.live_op), "m"))
+        if hasattr(type(obj), "set_location"):
+            ps.append(P("set_location", lambda v: v.set_location(env.loc),
+                        "m"))
+        if hasattr(Operation, "replace_uses_of_with"):
+            ps.append(P("live_op.replace_uses_of_with(dead, live)",
+                        lambda v: env.live_op.replace_uses_of_with(
+                            v, env.live_value), "m"))
+            ps.append(P("live_op.replace_uses_of_with(live, dead)",
+                        lambda v: env.live_op.replace_uses_of_with(
+                            env.live_value, v), "m"))
         # Last: upstream's maybe_downcast moves from the object.
         tail = [P("maybe_downcast",
                   lambda v: type(v.maybe_downcast()).__name__, "a")]
@@ -1827,6 +1870,13 @@ def probes_for(kind, obj, env, fx):
         ]
         if hasattr(Block, "erase"):
             ps.append(P("erase", lambda b: b.erase(), "m"))
+        # Entry points only some releases have (23.1.1, not 19.1.7).
+        if hasattr(Block, "predecessors"):
+            ps.append(P("predecessors",
+                        lambda b: [block_desc(x) for x in b.predecessors]))
+        if hasattr(Block, "successors"):
+            ps.append(P("successors",
+                        lambda b: [block_desc(x) for x in b.successors]))
     elif kind == "region":
         ps += [
             P("blocks.len", lambda r: len(r.blocks)),
@@ -1908,6 +1958,18 @@ def probes_for(kind, obj, env, fx):
             P("[new]=", lambda a: a.__setitem__("new", UnitAttr.get()), "m"),
             P("del [tag]", lambda a: a.__delitem__("tag"), "m"),
         ]
+        # Mapping methods only some releases have (23.1.1, not 19.1.7).
+        amap = type(obj)
+        if hasattr(amap, "keys"):
+            ps.append(P("keys", lambda a: sorted(a.keys())))
+        if hasattr(amap, "values"):
+            ps.append(P("values", lambda a: sorted(str(x) for x in
+                                                   a.values())))
+        if hasattr(amap, "items"):
+            ps.append(P("items", lambda a: sorted(
+                (k, str(v)) for k, v in a.items())))
+        if hasattr(amap, "get"):
+            ps.append(P("get(tag)", lambda a: str(a.get("tag"))))
     elif kind == "successors":
         ps += [
             P("len", lambda s: len(s)),
@@ -1919,7 +1981,7 @@ def probes_for(kind, obj, env, fx):
         ps += [
             P("block", lambda ip: block_desc(ip.block)),
             P("insert", lambda ip: ip.insert(_new_op()), "m"),
-            P("with ip: create", _create_in, "m"),
+            P("with ip: create", lambda ip: _create_in(ip, env.loc), "m"),
         ]
         if kind == "ip":
             ps.append(P("ref_operation",
