@@ -18,7 +18,11 @@ where the build supports them (probed once, as in scenarios.py), the
 inliner not on IR with unregistered ops (it asserts on those, upstream);
 remove-dead-values not on IR with branches or unregistered ops (upstream
 aborts there, on live IR); value.maybe_downcast() is not among the touches
-(scenarios.py covers it).
+(scenarios.py covers it). An action the build cannot do is replaced by
+another and counted as such (e.g. `erase_block->erase_arg[unusable]=22`),
+and the last line names what was not exercised. The touches are
+scenarios.py's probes, release-agnostic in the same way (19.1.7 and 23.1.1
+bindings; see there).
 
 Ground truth: an operation's liveness comes from mlir.weakref.ref (C++ weak
 references, independent of the wrappers under test); a block or argument
@@ -911,10 +915,10 @@ class World:
         return getattr(self, "act_" + other)()
 
     def act_rewrite(self):
-        if not self.modules:
-            return
         if S.caps().get("rewrite", "1") != "1":
             return self.instead("rewrite", "pass", "unusable")
+        if not self.modules:
+            return
         if not self.frozen_tried:
             self.frozen_tried = True
             with self.ctx, self.loc:

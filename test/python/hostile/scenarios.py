@@ -48,7 +48,23 @@ memory is scribbled over, so stale reads show; --no-perturb to not); a crash
 (signal, abort, LLVM ERROR) fails it with the scenario's name. Paths that
 cannot run at all in a build (the inliner without func's inliner interface,
 the greedy rewrite driver without a way to build a pattern set, Block.erase
-where the bindings lack it) are detected once in a subprocess and skipped.
+where the bindings lack it) are detected once in a subprocess and skipped;
+every skip says why, and the last line counts them.
+
+The same probes run against the bindings of LLVM 19.1.7 (pybind11) and
+23.1.1 (nanobind). Where their APIs differ the probes detect the feature,
+not the version, and each variant still needs the IR: a value's kind is
+asked through the casting constructors OpResult(Value(v)) (both releases;
+19.1.7's OpResult.isinstance(v) too where it exists; 23.1.1's
+isinstance(v, OpResult) is a Python type check that needs no IR), an
+attribute map is iterated for NamedAttributes (19.1.7) or names (23.1.1),
+PassManager.run gets invalidate_ops only where it takes it, and entry points
+only one release has (23.1.1: Operation.block, op_operands,
+is_before_in_block, replace_uses_of_with, InsertionPoint.after,
+Value.location, replace_all_uses_except, BlockArgument.set_location,
+Block.predecessors/successors, OpAttributeMap.keys/values/items/get) are
+probed where present. Identity is never assumed (23.1.1 has no
+live-operation map: two wrappers of one op are == but not `is`).
 Usage:
   scenarios.py [-j N] [-v] [--only GLOB[,GLOB...]] [--list] [--no-perturb]
   scenarios.py --child NAME        (one scenario, in process)
@@ -1676,8 +1692,8 @@ def run_pass_manager(pm, op, invalidate_ops=False):
 
 
 def probes_for(kind, obj, env, fx):
-    from mlir.ir import (InsertionPoint, Operation, OpResult, BlockArgument,
-                         Value, AsmState, SymbolTable, UnitAttr, Block)
+    from mlir.ir import (InsertionPoint, Operation, Value, AsmState,
+                         SymbolTable, UnitAttr, Block)
     P = Probe
     ps = []
     if kind in ("op", "opview"):
