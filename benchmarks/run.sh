@@ -4,17 +4,20 @@
 # next to its target. Results go to bench-results/llvm-<release>/: the raw measurements,
 # report.md (the table) and chart.png (each result against its target).
 #
-#   benchmarks/run.sh [--quick] [--readme]
+#   [LLVM_VERSION=19.1.7] benchmarks/run.sh [--quick] [--readme] [--no-setup]
 #     --quick    fewer ops and repetitions
+#     --no-setup measure the trees as they are (no setup.sh run)
 #     --readme   also put the table into README.md (between its
 #                benchmark-table markers) and the chart into docs/
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 QUICK=0
 README=0
+SETUP=1
 for arg in "$@"; do
   case $arg in
   --quick) QUICK=1 ;;
+  --no-setup) SETUP=0 ;;
   --readme) README=1 ;;
   *) echo "run.sh: error: unknown option '$arg'" >&2; exit 2 ;;
   esac
@@ -32,8 +35,10 @@ if ! /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-matplotlib >/dev/null
 fi
 
-"$ROOT/setup.sh" --no-demo >"$OUT/setup-patched.log" 2>&1 || { tail -20 "$OUT/setup-patched.log"; exit 1; }
-"$ROOT/setup.sh" --no-demo --baseline >"$OUT/setup-baseline.log" 2>&1 || { tail -20 "$OUT/setup-baseline.log"; exit 1; }
+if ((SETUP)); then
+  "$ROOT/setup.sh" --no-demo >"$OUT/setup-patched.log" 2>&1 || { tail -20 "$OUT/setup-patched.log"; exit 1; }
+  "$ROOT/setup.sh" --no-demo --baseline >"$OUT/setup-baseline.log" 2>&1 || { tail -20 "$OUT/setup-baseline.log"; exit 1; }
+fi
 PATCHED=$("$ROOT/setup.sh" --print-build-dir)
 BASELINE=$("$ROOT/setup.sh" --baseline --print-build-dir)
 
@@ -71,8 +76,13 @@ done
 
 if [[ -d $PATCHED/python_packages/mlir_core && -d $BASELINE/python_packages/mlir_core ]]; then
   echo "running the Python benchmarks (patched vs baseline bindings, alternating)..."
-  /usr/bin/python3 "$ROOT/benchmarks/python_bench.py" "$PATCHED/python_packages/mlir_core" \
-    "$BASELINE/python_packages/mlir_core" --reps "$reps" --instructions --json "$OUT/python.json" \
+  # Snapshots: a rebuild of a package during the run cannot mix versions.
+  rm -rf "$OUT/packages"
+  mkdir -p "$OUT/packages"
+  cp -a "$PATCHED/python_packages/mlir_core" "$OUT/packages/patched"
+  cp -a "$BASELINE/python_packages/mlir_core" "$OUT/packages/baseline"
+  /usr/bin/python3 "$ROOT/benchmarks/python_bench.py" "$OUT/packages/patched" \
+    "$OUT/packages/baseline" --reps "$reps" --instructions --json "$OUT/python.json" \
     --release "$RELEASE" >/dev/null
 fi
 
