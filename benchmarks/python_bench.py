@@ -85,9 +85,18 @@ with Context() as ctx, Location.unknown():
 '''
 
 
-def run(package, kind):
-    out = subprocess.run([sys.executable, "-c", CHILD, kind],
-                         env=dict(os.environ, PYTHONPATH=package),
+def child_env(package):
+    """The children import `package` with bytecode caching on (whatever the
+    caller's PYTHONDONTWRITEBYTECODE says), so that after the warm-up no run
+    pays for compiling a package's Python modules."""
+    env = dict(os.environ, PYTHONPATH=package)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def run(package, kind, n=None):
+    out = subprocess.run([sys.executable, "-c", CHILD, kind] + ([str(n)] if n else []),
+                         env=child_env(package),
                          capture_output=True, text=True, check=True)
     return float(out.stdout.strip())
 
@@ -100,7 +109,7 @@ def instructions(package, kind, n, toggle=None):
         if function:
             cmd.append(f"--toggle-collect={function}")
     out = subprocess.run(cmd + [sys.executable, "-c", CHILD, kind, str(n)],
-                         env=dict(os.environ, PYTHONPATH=package),
+                         env=child_env(package),
                          capture_output=True, text=True, check=True)
     return int(out.stderr.split("Collected :")[1].split()[0])
 
@@ -127,6 +136,12 @@ def main():
     patched, baseline = sys.argv[1], sys.argv[2]
     reps = int(sys.argv[sys.argv.index("--reps") + 1]) if "--reps" in sys.argv else 5
     results = []
+    # Warm-up: the first import of a package's dialect modules compiles their
+    # bytecode (and writes __pycache__), which would be counted against
+    # whichever package is measured first.
+    for pkg in (baseline, patched):
+        for kind in ("parse", "names"):
+            run(pkg, kind, 1000)
     for label, (kind, target) in WORKLOADS.items():
         p, b = [], []
         for _ in range(reps):  # alternate, so that drift hits both
