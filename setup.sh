@@ -294,6 +294,7 @@ if [[ ! -f $PRISTINE/.complete ]]; then
       private_apt "$DEB_SUITE" deb-src update -qq
       # For 23.1.1 apt fetches and checks the orig tarball against the signed
       # index, then fails on the .dsc that is not served: keep the tarball.
+      [[ -n $ORIG_SHA256 ]] && echo "(only the orig tarball of $DEB_PKG is served: apt's errors for its .dsc and debian tarball are expected)"
       (cd "$DL" && private_apt "$DEB_SUITE" deb-src source --download-only -qq "$DEB_PKG=$DEB_SRC_VERSION")
       [[ -f $ORIG ]] || die "download of $DEB_PKG $DEB_SRC_VERSION failed; check the network or use LLVM_SRC=/path/to/llvm-project"
     fi
