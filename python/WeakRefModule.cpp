@@ -1,5 +1,4 @@
-//===- WeakRefModule.cpp - mlir._mlir_libs._mlirWeakRef
-//--------------------===//
+//===- WeakRefModule.cpp - mlir._mlir_libs._mlirWeakRef -------------------===//
 //
 // Part of the mlir-weakref project, under the Apache License v2.0 with LLVM
 // Exceptions.

@@ -14,8 +14,8 @@ if [[ ! -f $PRISTINE/.complete ]]; then
   "$ROOT/setup.sh" --source-only >/dev/null ||
     { echo "check-patches: could not get the pristine LLVM $LLVM_VERSION source" >&2; exit 1; }
 fi
-echo "LLVM $LLVM_VERSION: $(grep -cv -e '^\s*#' -e '^\s*$' "$SERIES_DIR/series") patches in $SERIES_DIR"
 mapfile -t patches < <(grep -v -e '^\s*#' -e '^\s*$' "$SERIES_DIR/series" | sed "s#^#$SERIES_DIR/#")
+echo "LLVM $LLVM_VERSION: ${#patches[@]} patches in $SERIES_DIR"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 

@@ -78,8 +78,8 @@ def child_after_module_collected():
 
 def erase_by_pass_then_reuse(make_new):
     """An arith.constant erased by canonicalize, then new ops made by
-    `make_new` until one takes its address; returns (stale wrapper, new op)
-    or (stale wrapper, None) if no address was reused."""
+    `make_new` until one takes its address; returns (module, stale wrapper,
+    new op), the new op None if no address was reused."""
     from mlir import ir
     from mlir.passmanager import PassManager
 

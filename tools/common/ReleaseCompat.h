@@ -1,5 +1,4 @@
-//===- ReleaseCompat.h - One spelling for LLVM 19 and 23 ---------*- C++
-//-*-===//
+//===- ReleaseCompat.h - One spelling for LLVM 19 and 23 --------*- C++ -*-===//
 //
 // Part of the mlir-weakref project, under the Apache License v2.0 with LLVM
 // Exceptions.

@@ -1,5 +1,4 @@
-//===- EraseIf.h - Erase matching entries of a DenseMap ----------*- C++
-//-*-===//
+//===- EraseIf.h - Erase matching entries of a DenseMap ---------*- C++ -*-===//
 //
 // Part of the mlir-weakref project, under the Apache License v2.0 with LLVM
 // Exceptions.
