@@ -395,7 +395,7 @@ if [[ ! -f $LLVM_BUILD/build.ninja ]]; then
     { tail -30 "$TREE/configure.log" >&2; die "LLVM configure failed; full log: $TREE/configure.log"; }
 fi
 targets=("${LLVM_TARGETS[@]}")
-((CORE_TESTS_ONLY)) && targets=(LLVMSupport llvm_gtest llvm_gtest_main MLIRIR)
+((CORE_TESTS_ONLY)) && targets=(LLVMSupport llvm_gtest llvm_gtest_main MLIRIR FileCheck not count)
 ((UPSTREAM_TESTS)) && targets+=("${UPSTREAM_TEST_TARGETS[@]}")
 step "building LLVM/MLIR targets ($VARIANT, ${#targets[@]} targets, -j$JOBS)"
 run_ninja "$TREE/build.log" -C "$LLVM_BUILD" -j"$JOBS" "${targets[@]}" ||
