@@ -76,7 +76,10 @@ create = ns_per_item("BM_RefCreateFirst/manual_time")
 copy = ns_per_item("BM_RefCopy")
 destroy0 = ns_per_item("BM_DestroyOp/0/manual_time")
 destroy1 = ns_per_item("BM_DestroyOp/1/manual_time")
-mems = {b["name"].split("/")[1]: b["bytes_per_ref_op"] for b in runs
+# Measured one size per process (run.sh): memory-<count>.json.
+mems = {b["name"].split("/")[1]: b["bytes_per_ref_op"]
+        for path in sorted(out.glob("memory-*.json"))
+        for b in json.loads(path.read_text())["benchmarks"]
         if b["name"].startswith("BM_MemoryPerReferencedOp/") and b.get("run_type") == "iteration"}
 
 add("`get()` on a live ref vs `std::weak_ptr::lock` (speed-up)", lock / get_live, "{:.1f}x", ">= 5x", lock / get_live >= 5)
