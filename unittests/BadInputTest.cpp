@@ -137,7 +137,8 @@ TEST(BadInputTest, CAPIScopeOutlivesContext) {
 
 #if GTEST_HAS_DEATH_TEST && !defined(NDEBUG)
 // Releasing the last reference twice is caught by an assertion in builds
-// with assertions (ASan builds report the use after free instead). Releasing
+// with assertions (ASan builds report the use of the freed control block
+// instead: its slot in the pool is poisoned). Releasing
 // a reference twice while others remain cannot be told apart from releasing
 // two references, and is not detectable.
 TEST(BadInputDeathTest, ReleasingTwiceIsDiagnosed) {
@@ -151,7 +152,7 @@ TEST(BadInputDeathTest, ReleasingTwiceIsDiagnosed) {
         mlirOperationRefDestroy(ref);
         mlirOperationRefDestroy(ref);
       },
-      "released twice|heap-use-after-free");
+      "released twice|use-after-poison");
 }
 #endif
 
