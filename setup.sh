@@ -12,9 +12,10 @@
 #                                 dialect: about 1,000 more steps, hours on
 #                                 2 cores from a cold cache)
 #   ./setup.sh --source-only   only download and extract the pristine source
-#                              (scripts/check-patches.sh uses it)
+#                              (test/repo/check-patches.sh uses it)
 #   ./setup.sh --print-build-dir|--print-mlir-dir|--print-tree|--print-llvm-build
-#              |--print-pristine|--print-series-dir   print one cache path
+#              |--print-pristine|--print-series-dir|--print-dev-tree
+#                             print one cache path
 #                              (the one owner of the cache layout) and exit
 #   ./setup.sh --core-tests-only  build only MLIRIR and the core unit test
 #                                 (build*/unittests/WeakOpRefUpstreamTests):
@@ -60,6 +61,7 @@ for arg in "$@"; do
   --print-llvm-build) PRINT_ONLY=llvm-build ;;
   --print-pristine) PRINT_ONLY=pristine ;;
   --print-series-dir) PRINT_ONLY=series ;;
+  --print-dev-tree) PRINT_ONLY=dev-tree ;;
   -h | --help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
   *) echo "setup.sh: error: unknown option '$arg' (try --help)" >&2; exit 2 ;;
   esac
@@ -212,7 +214,7 @@ PROJECT_BUILD+=${SANITIZE:+-${SANITIZE//,/-}}
 PRISTINE=$CACHE/pristine/$SRC_ID
 
 # The one place that answers path questions about the cache (test.sh, the
-# setup tests and scripts/check-patches.sh ask here).
+# setup tests, test/repo/check-patches.sh and scripts/dev-tree.sh ask here).
 if [[ -n $PRINT_ONLY ]]; then
   case $PRINT_ONLY in
   build) echo "$PROJECT_BUILD" ;;
@@ -221,6 +223,7 @@ if [[ -n $PRINT_ONLY ]]; then
   llvm-build) echo "$LLVM_BUILD" ;;
   pristine) echo "$PRISTINE" ;;
   series) echo "$SERIES_DIR" ;;
+  dev-tree) echo "$CACHE/dev/llvm-$LLVM_VERSION" ;;
   esac
   exit 0
 fi
@@ -423,10 +426,10 @@ if ((DEMO)) && [[ $VARIANT == patched ]]; then
   step "running the demo: $PROJECT_BUILD/bin/weakref-demo"
   "$PROJECT_BUILD/bin/weakref-demo"
   if [[ -d $PROJECT_BUILD/python_packages/mlir_core ]]; then
-    step "running the Python demo: tools/weakref-demo/weakref-demo.py"
+    step "running the Python demo: examples/weakref-demo.py"
     asan_python_env=()
     [[ $SANITIZE == address ]] && asan_python_env=(LD_PRELOAD="$(c++ -print-file-name=libasan.so) $(c++ -print-file-name=libstdc++.so)" ASAN_OPTIONS=detect_leaks=0)
-    env "${asan_python_env[@]}" PYTHONPATH="$PROJECT_BUILD/python_packages/mlir_core" /usr/bin/python3 "$ROOT/tools/weakref-demo/weakref-demo.py"
+    env "${asan_python_env[@]}" PYTHONPATH="$PROJECT_BUILD/python_packages/mlir_core" /usr/bin/python3 "$ROOT/examples/weakref-demo.py"
   fi
 fi
 echo

@@ -12,6 +12,11 @@ import sys
 from pathlib import Path
 
 out = Path(sys.argv[1])
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import targets  # noqa: E402  (benchmarks/targets.json, the one table of targets)
+
+# OUT_DIR is bench-results/llvm-<release>.
+RELEASE = out.resolve().name.removeprefix("llvm-")
 rows = []  # (metric, measured, target, ok)
 budget = []  # (metric, share of the target's budget used, ok)
 
@@ -31,6 +36,13 @@ def budget_used(value, target):
     return value / bound
 
 
+def add_target(metric, value, fmt, name, unit="x"):
+    """Adds a row whose target is targets.json's `name` ("x": a ratio)."""
+    t = targets.target(name, RELEASE)
+    add(metric, value, fmt, "(report)" if t is None else t + unit,
+        targets.met(value, name, RELEASE))
+
+
 def add(metric, value, fmt, target, ok):
     rows.append((metric, fmt.format(value), target, "yes" if ok else "**no**"))
     used = budget_used(value, target)
@@ -45,8 +57,8 @@ for line in (out / "instructions.txt").read_text().splitlines():
     label = {"create-erase": "bare create + destroy",
              "create-erase-arith": "create (OpBuilder) + erase of `arith.addi`",
              "canonicalize": "parse + canonicalize"}.get(name, name)
-    add(f"instructions, patched/baseline: {label}, {count:,} ops",
-        ratio, "{:.4f}", "<= 1.005", ratio <= 1.005)
+    add_target(f"instructions, patched/baseline: {label}, {count:,} ops",
+               ratio, "{:.4f}", "instructions, patched/baseline", unit="")
 
 runs = json.loads((out / "core.json").read_text())["benchmarks"]
 
@@ -82,20 +94,25 @@ mems = {b["name"].split("/")[1]: b["bytes_per_ref_op"]
         for b in json.loads(path.read_text())["benchmarks"]
         if b["name"].startswith("BM_MemoryPerReferencedOp/") and b.get("run_type") == "iteration"}
 
-add("`get()` on a live ref vs `std::weak_ptr::lock` (speed-up)", lock / get_live, "{:.1f}x", ">= 5x", lock / get_live >= 5)
-add("`get()` on a dead ref vs `std::weak_ptr::lock` (speed-up)", lock / get_dead, "{:.1f}x", ">= 5x", lock / get_dead >= 5)
-add("`get()` vs a mutex + `DenseMap<Operation *, T>` registry lookup (speed-up)", registry / get_live, "{:.1f}x", "(report)", True)
-add("first reference to an op (ns)", create, "{:.1f}", "<= 100", create <= 100)
-add("copy + drop of an extra reference (ns)", copy, "{:.1f}", "(report)", True)
-add("invalidation: destroying a referenced op minus an unreferenced one (ns)", destroy1 - destroy0, "{:.1f}", "<= 100", destroy1 - destroy0 <= 100)
+add_target("`get()` on a live ref vs `std::weak_ptr::lock` (speed-up)", lock / get_live, "{:.1f}x",
+           "get() live vs std::weak_ptr::lock (speed-up)")
+add_target("`get()` on a dead ref vs `std::weak_ptr::lock` (speed-up)", lock / get_dead, "{:.1f}x",
+           "get() dead vs std::weak_ptr::lock (speed-up)")
+add_target("`get()` vs a mutex + `DenseMap<Operation *, T>` registry lookup (speed-up)",
+           registry / get_live, "{:.1f}x", "get() vs mutex + DenseMap registry lookup (speed-up)")
+add_target("first reference to an op (ns)", create, "{:.1f}", "first reference to an op (ns)", unit="")
+add_target("copy + drop of an extra reference (ns)", copy, "{:.1f}",
+           "copy + drop of an extra reference (ns)", unit="")
+add_target("invalidation: destroying a referenced op minus an unreferenced one (ns)", destroy1 - destroy0,
+           "{:.1f}", "invalidation: destroy referenced - unreferenced op (ns)", unit="")
 for count, mem in sorted(mems.items(), key=lambda kv: int(kv[0])):
-    add(f"heap bytes per referenced op (control block + table entry), {int(count):,} ops",
-        mem, "{:.1f}", "<= 48", mem <= 48)
+    add_target(f"heap bytes per referenced op (control block + table entry), {int(count):,} ops",
+               mem, "{:.1f}", "heap bytes per referenced op", unit="")
 for threads in (1, 2):
     none = median(f"BM_ParallelCanonicalize/0/{threads}")
     every = median(f"BM_ParallelCanonicalize/1/{threads}")
-    add(f"canonicalize 128 functions, every op referenced / none, {threads} thread(s)",
-        every / none, "{:.3f}x", "<= 1.25x", every / none <= 1.25)
+    add_target(f"canonicalize 128 functions, every op referenced / none, {threads} thread(s)",
+               every / none, "{:.3f}x", "parallel canonicalize, every op referenced / none")
 
 ext = json.loads((out / "extension.json").read_text())["benchmarks"]
 
@@ -109,28 +126,28 @@ def ext_median(name):
 
 
 lookup = ext_ns("BM_LookupWeakOpMap") / ext_ns("BM_LookupDenseMap")
-add("`WeakOpMap` lookup / `DenseMap<Operation *, T>` lookup", lookup, "{:.2f}x", "<= 2x", lookup <= 2)
+add_target("`WeakOpMap` lookup / `DenseMap<Operation *, T>` lookup", lookup, "{:.2f}x",
+           "WeakOpMap lookup / DenseMap lookup")
 insert = ext_ns("BM_InsertWeakOpMap/manual_time") / ext_ns("BM_InsertDenseMap/manual_time")
-add("`WeakOpMap` insert of fresh ops (first reference included) / `DenseMap` insert",
-    insert, "{:.2f}x", "<= 2x", insert <= 2)
+add_target("`WeakOpMap` insert of fresh ops (first reference included) / `DenseMap` insert",
+           insert, "{:.2f}x", "WeakOpMap insert of fresh ops / DenseMap insert")
 insert_ref = ext_ns("BM_InsertWeakOpMapReferenced/manual_time") / ext_ns("BM_InsertDenseMap/manual_time")
-add("`WeakOpMap` insert of already-referenced ops / `DenseMap` insert",
-    insert_ref, "{:.2f}x", "<= 2x", insert_ref <= 2)
+add_target("`WeakOpMap` insert of already-referenced ops / `DenseMap` insert",
+           insert_ref, "{:.2f}x", "WeakOpMap insert of referenced ops / DenseMap insert")
 prov = ext_median("BM_CanonicalizeProvenance/1") / ext_median("BM_CanonicalizeProvenance/0")
-add("canonicalize 64 functions, all ops referenced: provenance on / off", prov, "{:.3f}x", "(report)", True)
+add_target("canonicalize 64 functions, all ops referenced: provenance on / off", prov, "{:.3f}x",
+           "canonicalize, provenance on / off")
 
 python_results = out / "python.json"
 if python_results.exists():
     for r in json.loads(python_results.read_text()):
         if "patched_instr" in r:
-            add(f"Python {r['metric']}, patched/baseline", r["ratio"], "{:.3f}x",
-                f"<= {r['target']}x", r["ratio"] <= r["target"])
+            add_target(f"Python {r['metric']}, patched/baseline", r["ratio"], "{:.3f}x",
+                       r["target"])
         elif "ratio" in r:
-            target = r["target"]
-            add(f"Python: {r['metric']}, patched/baseline "
-                f"({r['patched_ms']:.1f} / {r['baseline_ms']:.1f} ms)", r["ratio"], "{:.3f}x",
-                f"<= {target}x" if target else "(report)",
-                target is None or r["ratio"] <= target)
+            add_target(f"Python: {r['metric']}, patched/baseline "
+                       f"({r['patched_ms']:.1f} / {r['baseline_ms']:.1f} ms)", r["ratio"],
+                       "{:.3f}x", r["target"])
         else:
             add(f"Python: {r['metric']}, patched (baseline {r['baseline']:.0f})",
                 r["patched"], "{:.0f}", "(report)", True)

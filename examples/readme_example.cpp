@@ -1,5 +1,5 @@
 // The C++ snippets of README.md, compiled and run by the test suite
-// (scripts/check-readme.py checks that README.md quotes these regions
+// (test/repo/check-readme.py checks that README.md quotes these regions
 // verbatim).
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

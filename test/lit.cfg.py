@@ -17,7 +17,9 @@ config.excludes = [
     "lit.cfg.py",
     "lit.site.cfg.py",
     "Inputs",
-    "setup",
+    "repo",
+    "support",
+    "fuzz",
     "run_upstream.py",
 ]
 config.test_source_root = os.path.dirname(__file__)
@@ -41,6 +43,10 @@ if "address" in sanitizer:
 if "thread" in sanitizer:
     config.available_features.add("tsan")
 config.substitutions.append(("%PYTHON", python))
+# The examples (the Python demo and its input).
+config.substitutions.append(
+    ("%examples", os.path.join(os.path.dirname(config.test_source_root), "examples"))
+)
 # The shared library that exports the whole C API, for ctypes.
 config.substitutions.append(("%weakref_c_lib", config.weakref_c_lib))
 

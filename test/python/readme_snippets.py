@@ -1,7 +1,7 @@
 # RUN: %PYTHON %s 2>&1 | FileCheck %s
 # REQUIRES: python-bindings
 """The Python snippets of README.md, run as they are quoted there
-(scripts/check-readme.py checks that README.md quotes these regions
+(test/repo/check-readme.py checks that README.md quotes these regions
 verbatim)."""
 
 import sys

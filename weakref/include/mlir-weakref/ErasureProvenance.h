@@ -26,6 +26,7 @@
 #ifndef MLIR_WEAKREF_ERASUREPROVENANCE_H
 #define MLIR_WEAKREF_ERASUREPROVENANCE_H
 
+#include "mlir-weakref/detail/Purge.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/WeakOpRef.h"
 #include "llvm/ADT/DenseMap.h"
@@ -90,7 +91,8 @@ private:
   MLIRContext *context;
   mutable std::mutex mutex;
   llvm::DenseMap<WeakOpRef, Record> records;
-  size_t purgeThreshold = 1024;
+  /// Records no reference can ask about are dropped as the map grows.
+  detail::PurgeSchedule purgeSchedule;
 };
 
 } // namespace weakref

@@ -24,7 +24,7 @@
 #ifndef MLIR_WEAKREF_WEAKOPMAP_H
 #define MLIR_WEAKREF_WEAKOPMAP_H
 
-#include "mlir-weakref/detail/EraseIf.h"
+#include "mlir-weakref/detail/Purge.h"
 #include "mlir/IR/WeakOpRef.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
@@ -56,9 +56,9 @@ public:
   /// entry's value and whether it was inserted. One hash lookup.
   std::pair<T *, bool> insert(Operation *op, T value) {
     assert(op && "cannot insert a null operation");
-    if (storage.size() >= purgeThreshold) {
+    if (purgeSchedule.isDue(storage.size())) {
       purge();
-      purgeThreshold = std::max<size_t>(kMinPurgeThreshold, 2 * storage.size());
+      purgeSchedule.purged(storage.size());
     }
     auto [it, inserted] = storage.try_emplace(op, std::move(value));
     Entry &entry = it->second;
@@ -134,10 +134,6 @@ public:
   /// The number of entries held, dead ones included (for tests and tuning).
   size_t getNumStoredEntries() const { return storage.size(); }
 
-  /// Dead entries are dropped when the map holds this many entries, then when
-  /// it has doubled since the last purge.
-  static constexpr size_t kMinPurgeThreshold = 16;
-
 private:
   void noteInserted() {
     if (liveCount)
@@ -145,7 +141,8 @@ private:
   }
 
   Storage storage;
-  size_t purgeThreshold = kMinPurgeThreshold;
+  /// Dead entries are dropped as the map grows (see detail/Purge.h).
+  detail::PurgeSchedule purgeSchedule;
   /// The live count and the invalidation epoch it was taken at; unset when
   /// unknown.
   mutable std::optional<size_t> liveCount = 0;

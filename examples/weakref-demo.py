@@ -6,29 +6,19 @@ a module, runs a real pass pipeline with erasure provenance on, and prints
 which ops died (and what erased them) and which survived. Touching a dead
 op's wrapper raises instead of crashing.
 
-  PYTHONPATH=build/python_packages/mlir_core /usr/bin/python3 weakref-demo.py \\
+  PYTHONPATH=build/python_packages/mlir_core /usr/bin/python3 examples/weakref-demo.py \\
       [file.mlir] [--pass-pipeline=PIPELINE]
 """
 import argparse
 import gc
+import os
 
 from mlir import weakref
 from mlir.ir import Context, Location, Module, WalkResult
 from mlir.passmanager import PassManager
 
-DEFAULT_INPUT = """
-func.func @demo(%arg0: i32) -> i32 {
-  %c1 = arith.constant 1 : i32
-  %c2 = arith.constant 2 : i32
-  %c1_again = arith.constant 1 : i32
-  %sum = arith.addi %c1, %c2 : i32
-  %zero = arith.subi %c1, %c1_again : i32
-  %x = arith.addi %arg0, %zero : i32
-  %unused = arith.muli %x, %sum : i32
-  %res = arith.addi %x, %sum : i32
-  return %res : i32
-}
-"""
+# The input shared with the C++ demo (weakref-demo compiles it in).
+DEFAULT_INPUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "demo.mlir")
 
 
 def main():
@@ -36,10 +26,8 @@ def main():
     parser.add_argument("input", nargs="?")
     parser.add_argument("--pass-pipeline", default="builtin.module(canonicalize,cse)")
     args = parser.parse_args()
-    source = DEFAULT_INPUT
-    if args.input:
-        with open(args.input) as f:
-            source = f.read()
+    with open(args.input or DEFAULT_INPUT) as f:
+        source = f.read()
 
     with Context() as ctx, Location.unknown():
         ctx.enable_multithreading(False)

@@ -19,7 +19,7 @@
 #include "mlir-c/Dialect/Func.h"
 #include "mlir-c/Transforms.h"
 
-// python/Registration.cpp
+// weakref/python/Registration.cpp
 extern "C" void
 mlirWeakRefRegisterFuncInlinerExtension(MlirDialectRegistry registry);
 

@@ -6,8 +6,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlir-weakref/ErasureProvenance.h"
-#include "mlir-weakref/detail/EraseIf.h"
-#include "mlir/IR/Location.h"
+#include "mlir-weakref/detail/OpLabel.h"
+#include "mlir-weakref/detail/Purge.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
@@ -103,9 +103,9 @@ ErasureProvenance::createPatternListener() {
 void ErasureProvenance::onDestroy(Operation *op, void *userData) {
   auto *self = static_cast<ErasureProvenance *>(userData);
   Record record;
-  record.opName = op->getName().getStringRef().str();
-  llvm::raw_string_ostream os(record.location);
-  op->getLoc().print(os);
+  detail::OpLabel label = detail::captureOpLabel(op);
+  record.opName = std::move(label.name);
+  record.location = std::move(label.location);
   // The innermost named pass (pipeline adaptors have no argument).
   for (Pass *pass : llvm::reverse(runningPasses)) {
     if (!pass->getArgument().empty()) {
@@ -118,9 +118,9 @@ void ErasureProvenance::onDestroy(Operation *op, void *userData) {
   // The reference keeps the control block, and so the record's key, alive.
   WeakOpRef ref(op);
   std::lock_guard<std::mutex> lock(self->mutex);
-  if (self->records.size() >= self->purgeThreshold) {
+  if (self->purgeSchedule.isDue(self->records.size())) {
     self->purgeLocked();
-    self->purgeThreshold = std::max<size_t>(1024, 2 * self->records.size());
+    self->purgeSchedule.purged(self->records.size());
   }
   self->records[std::move(ref)] = std::move(record);
 }

@@ -6,24 +6,18 @@
 //===----------------------------------------------------------------------===//
 
 #include "mlir-weakref/OpTracker.h"
-#include "mlir/IR/Location.h"
+#include "mlir-weakref/detail/OpLabel.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 using namespace mlir::weakref;
 
-static std::string printLocation(Location loc) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  loc.print(os);
-  return text;
-}
-
 void OpTracker::trackAll(Operation *root) {
   root->walk<WalkOrder::PreOrder>([&](Operation *op) {
     unsigned index = entries.size();
-    entries.push_back({WeakOpRef(op), op->getName().getStringRef().str(),
-                       printLocation(op->getLoc()), index, false});
+    detail::OpLabel label = detail::captureOpLabel(op);
+    entries.push_back({WeakOpRef(op), std::move(label.name),
+                       std::move(label.location), index, false});
   });
 }
 

@@ -21,6 +21,7 @@
 #include "mlir-c/IR.h"
 #include "mlir-weakref-c/WeakRef.h"
 
+#include <memory>
 #include <string>
 
 using namespace mlir_weakref::python;
@@ -138,28 +139,62 @@ private:
   uint64_t key;
 };
 
+OwnedRef toRef(const py::handle &obj);
+
 /// An erasure provenance recorder. It keeps its context's Python object
-/// alive, since the recorder must be destroyed before the context.
+/// alive, since the recorder must be destroyed before the context. While
+/// open, it is the context's `erased_operation_describer`, so that the
+/// RuntimeError of an erased operation's wrapper says what erased it: the
+/// describer it installs shares only `Recorder` with it, so the context does
+/// not keep this object alive (no reference cycle), and a describer left
+/// behind after `close()` answers None.
 class PyProvenance {
+  struct Recorder {
+    MlirErasureProvenance provenance = {nullptr};
+  };
+
 public:
-  PyProvenance(py::object contextObj)
-      : contextObj(std::move(contextObj)),
-        provenance(mlirErasureProvenanceEnable(
-            py::cast<MlirContext>(this->contextObj))) {
-    if (mlirErasureProvenanceIsNull(provenance))
+  PyProvenance(py::object context)
+      : contextObj(context.is_none()
+                       ? importModule("mlir.ir").attr("Context").attr("current")
+                       : std::move(context)),
+        recorder(std::make_shared<Recorder>()) {
+    recorder->provenance =
+        mlirErasureProvenanceEnable(py::cast<MlirContext>(contextObj));
+    if (mlirErasureProvenanceIsNull(recorder->provenance))
       throw std::runtime_error(
           "erasure provenance is already enabled for this context");
+    std::shared_ptr<Recorder> shared = recorder;
+    describer = py::cpp_function([shared](const py::handle &ref) {
+      return describe(*shared, toRef(ref).get());
+    });
+    contextObj.attr("erased_operation_describer") = describer;
   }
   PyProvenance(const PyProvenance &) = delete;
   PyProvenance &operator=(const PyProvenance &) = delete;
-  ~PyProvenance() { close(); }
+  ~PyProvenance() {
+    // At interpreter exit the context may be half torn down: whatever
+    // uninstalling the describer raises is dropped.
+    try {
+      close();
+    } catch (...) {
+      PyErr_Clear();
+    }
+  }
 
-  bool isOpen() const { return !mlirErasureProvenanceIsNull(provenance); }
+  bool isOpen() const {
+    return !mlirErasureProvenanceIsNull(recorder->provenance);
+  }
+  /// Stops recording and drops the records; uninstalls the describer unless
+  /// another one replaced it.
   void close() {
     if (!isOpen())
       return;
+    MlirErasureProvenance provenance = recorder->provenance;
+    recorder->provenance = {nullptr};
     mlirErasureProvenanceDestroy(provenance);
-    provenance = {nullptr};
+    if (contextObj.attr("erased_operation_describer").is(describer))
+      contextObj.attr("erased_operation_describer") = py::none();
   }
   void checkOpen() const {
     if (!isOpen())
@@ -168,15 +203,23 @@ public:
 
   void instrument(MlirPassManager pm) {
     checkOpen();
-    mlirErasureProvenanceInstrument(provenance, pm);
+    mlirErasureProvenanceInstrument(recorder->provenance, pm);
   }
 
   py::object describe(MlirOperationRef ref) const {
-    if (!isOpen() || mlirOperationRefIsNull(ref))
+    return describe(*recorder, ref);
+  }
+
+  py::object contextObj;
+
+private:
+  static py::object describe(const Recorder &recorder, MlirOperationRef ref) {
+    if (mlirErasureProvenanceIsNull(recorder.provenance) ||
+        mlirOperationRefIsNull(ref))
       return py::none();
     std::string text;
     bool found = mlirErasureProvenanceDescribe(
-        provenance, ref,
+        recorder.provenance, ref,
         [](MlirStringRef part, void *userData) {
           static_cast<std::string *>(userData)->append(part.data, part.length);
         },
@@ -184,10 +227,8 @@ public:
     return found ? py::object(toStr(text)) : py::none();
   }
 
-  py::object contextObj;
-
-private:
-  MlirErasureProvenance provenance;
+  std::shared_ptr<Recorder> recorder;
+  py::object describer;
 };
 
 /// A new MlirOperationRef to what any of the reference kinds Python may hold
@@ -286,10 +327,21 @@ MLIR_WEAKREF_PYTHON_MODULE(_mlirWeakRef, m) {
       .def("__exit__",
            [](PyRefScope &self, const py::args &) { self.close(); });
 
-  py::class_<PyProvenance>(m, "ErasureProvenance",
-                           "Records what destroyed weakly referenced "
-                           "operations of one context.")
-      .def(py::init<py::object>(), py::arg("context"))
+  py::class_<PyProvenance>(
+      m, "ErasureProvenance",
+      "Records what destroyed weakly referenced operations of a context.\n\n"
+      "While open, `describe(r)` tells what destroyed the operation of a dead "
+      "reference `r` (its name, location, and the pass that was running, for "
+      "pass managers given to `instrument`), and so does the RuntimeError "
+      "raised when an erased operation's wrapper is used:\n\n"
+      "    RuntimeError: the operation has been erased: `arith.muli` at\n"
+      "    loc(unknown) erased during pass 'canonicalize'\n\n"
+      "Only operations with a weak reference are recorded: every Python "
+      "Operation wrapper holds one. At most one recorder per context; a "
+      "context manager, closed when garbage collected. It keeps the context "
+      "alive.")
+      .def(py::init<py::object>(), py::arg("context") = py::none(),
+           "Starts recording for `context` (default: the current context).")
       .def("instrument", &PyProvenance::instrument, py::arg("pass_manager"),
            "Attributes erasures made by the pass manager's passes to them.")
       .def(
@@ -300,8 +352,12 @@ MLIR_WEAKREF_PYTHON_MODULE(_mlirWeakRef, m) {
           py::arg("ref"),
           "What destroyed the operation `ref` refers to, or None if it is "
           "alive or was destroyed while not recording.")
-      .def("close", &PyProvenance::close, "Stops recording.")
+      .def("close", &PyProvenance::close,
+           "Stops recording; earlier records are dropped.")
       .MLIR_WEAKREF_DEF_PROPERTY_READONLY(
           "closed", [](const PyProvenance &self) { return !self.isOpen(); })
-      .MLIR_WEAKREF_DEF_READONLY("context", &PyProvenance::contextObj);
+      .MLIR_WEAKREF_DEF_READONLY("context", &PyProvenance::contextObj)
+      .def("__enter__", [](py::object self) { return self; })
+      .def("__exit__",
+           [](PyProvenance &self, const py::args &) { self.close(); });
 }

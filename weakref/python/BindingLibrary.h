@@ -54,6 +54,15 @@ inline py::object borrow(py::handle handle) {
 #endif
 }
 
+/// The Python module `name`, imported.
+inline py::module_ importModule(const char *name) {
+#if LLVM_VERSION_MAJOR >= 20
+  return py::module_::import_(name);
+#else
+  return py::module_::import(name);
+#endif
+}
+
 /// repr(handle) as a string.
 inline std::string reprString(py::handle handle) {
 #if LLVM_VERSION_MAJOR >= 20

@@ -25,13 +25,12 @@ wrappers.
 """
 
 from collections.abc import MutableMapping, MutableSet
-import weakref as _pyweakref
 
 from ._mlir_libs._mlirWeakRef import (
     OpRef as ref,
     RefScope,
     ScopedRef,
-    ErasureProvenance as _ErasureProvenance,
+    ErasureProvenance,
 )
 
 __all__ = [
@@ -42,6 +41,12 @@ __all__ = [
     "WeakOpSet",
     "ErasureProvenance",
 ]
+
+
+# Dead entries are purged once a container has doubled since the last purge,
+# and never below this size: the policy (and constant) of the C++ containers,
+# mlir-weakref/detail/Purge.h.
+_PURGE_MIN_SIZE = 64
 
 
 def _key(op):
@@ -61,13 +66,12 @@ class _WeakOpContainer:
 
     def __init__(self):
         self._data = {}
-        self._purge_at = 64
+        self._purge_at = _PURGE_MIN_SIZE
 
     def _maybe_purge(self):
-        # Amortized: purge when the dict has doubled since the last purge.
         if len(self._data) >= self._purge_at:
             self.purge()
-            self._purge_at = max(64, 2 * len(self._data))
+            self._purge_at = max(_PURGE_MIN_SIZE, 2 * len(self._data))
 
     def purge(self):
         """Reclaims the entries of destroyed operations; returns how many."""
@@ -149,75 +153,3 @@ class WeakOpSet(_WeakOpContainer, MutableSet):
 
     def __repr__(self):
         return f"<WeakOpSet with {len(self)} live operations>"
-
-
-class ErasureProvenance:
-    """Records what destroyed weakly referenced operations of a context.
-
-    While enabled, `describe(r)` tells what destroyed the operation of a dead
-    reference `r` (its name, location, and the pass that was running when
-    `instrument(pm)` was called for that pass manager), and so does the
-    RuntimeError raised when an erased operation's wrapper is used::
-
-        RuntimeError: the operation has been erased: `arith.muli` at
-        loc(unknown) erased during pass 'canonicalize'
-
-    Only operations with a weak reference are recorded: every Python
-    Operation wrapper holds one. At most one recorder per context; a context
-    manager, and closed when garbage collected. It keeps the context alive.
-    """
-
-    def __init__(self, context=None):
-        from .ir import Context
-
-        context = context if context is not None else Context.current
-        self._impl = _ErasureProvenance(context)
-        # The context's describer must not keep the recorder (which keeps the
-        # context) alive: it holds a weak reference to it.
-        self_ref = _pyweakref.ref(self)
-
-        def describer(capsule):
-            provenance = self_ref()
-            return provenance.describe(capsule) if provenance else None
-
-        self._describer = describer
-        context.erased_operation_describer = describer
-
-    @property
-    def context(self):
-        return self._impl.context
-
-    @property
-    def closed(self):
-        return self._impl.closed
-
-    def instrument(self, pass_manager):
-        """Attributes erasures made by `pass_manager`'s passes to them."""
-        self._impl.instrument(pass_manager)
-
-    def describe(self, reference):
-        """What destroyed the operation `reference` refers to, or None."""
-        return self._impl.describe(reference)
-
-    def close(self):
-        """Stops recording; earlier records are dropped."""
-        if self._impl.closed:
-            return
-        context = self._impl.context
-        if context.erased_operation_describer is self._describer:
-            context.erased_operation_describer = None
-        self._impl.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *args):
-        self.close()
-
-    def __del__(self):
-        if getattr(self, "_impl", None) is None:
-            return  # __init__ failed
-        try:
-            self.close()
-        except Exception:
-            pass  # at interpreter exit, the context may be half torn down

@@ -4,9 +4,9 @@
 # `setup.sh --source-only` if missing): it applies with `git am` onto a git
 # tree and with `patch -p1` onto the release tarball's files, and clang-format
 # (LLVM style) is clean on the lines it changes.
-#   [LLVM_VERSION=23.1.1|19.1.7] scripts/check-patches.sh
+#   [LLVM_VERSION=23.1.1|19.1.7] test/repo/check-patches.sh
 set -euo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 export LLVM_VERSION=${LLVM_VERSION:-23.1.1}
 SERIES_DIR=$("$ROOT/setup.sh" --print-series-dir)
 PRISTINE=$("$ROOT/setup.sh" --print-pristine)

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs this project's build into a fresh prefix, then configures, builds
 # and runs examples/ against the installed package only.
-#   test/examples.sh BUILD_DIR
+#   test/repo/examples.sh BUILD_DIR
 set -euo pipefail
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BUILD=$(cd "${1:?usage: examples.sh BUILD_DIR}" && pwd)
 PREFIX=$BUILD/examples-install
 EXBUILD=$BUILD/examples-build
