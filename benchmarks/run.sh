@@ -7,7 +7,7 @@
 #   [LLVM_VERSION=19.1.7] benchmarks/run.sh [--quick] [--readme] [--no-setup]
 #     --quick    fewer ops and repetitions
 #     --no-setup measure the trees as they are (no setup.sh run)
-#     --readme   also put the table into README.md (between its
+#     --readme   also put the table into docs/BENCHMARKS.md (between its
 #                benchmark-table markers) and the chart into docs/
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -106,7 +106,7 @@ echo "chart: $OUT/chart.png"
 if ((README)); then
   mkdir -p "$ROOT/docs"
   cp "$OUT/chart.png" "$ROOT/docs/benchmarks-$RELEASE.png"
-  /usr/bin/python3 - "$ROOT/README.md" "$OUT/report.md" "$RELEASE" <<'PY'
+  /usr/bin/python3 - "$ROOT/docs/BENCHMARKS.md" "$OUT/report.md" "$RELEASE" <<'PY'
 import re, sys
 readme, table, release = sys.argv[1], open(sys.argv[2]).read().strip(), sys.argv[3]
 text = open(readme).read()
@@ -117,5 +117,5 @@ head, rest = text.split(begin, 1)
 _, tail = rest.split(end, 1)
 open(readme, "w").write(f"{head}{begin}\n{table}\n{end}{tail}")
 PY
-  echo "README.md table ($RELEASE) and docs/benchmarks-$RELEASE.png updated"
+  echo "docs/BENCHMARKS.md table ($RELEASE) and docs/benchmarks-$RELEASE.png updated"
 fi

@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// The tests, tools and benchmarks build against LLVM 19.1.7 and 23.1.1. The
+// The tests, the fuzzer and the benchmarks build against LLVM 19.1.7 and 23.1.1. The
 // few MLIR APIs they use whose spelling changed in between are wrapped here
 // (the library itself, weakref/, needs none of them).
 //
