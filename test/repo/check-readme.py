@@ -17,7 +17,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CHECKED = {"c", "c++", "cpp", "python"}
 DIRECTIVE = re.compile(r"<!-- snippet: (\S+)#(\S+) -->")
 
