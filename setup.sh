@@ -14,7 +14,7 @@
 #   ./setup.sh --source-only   only download and extract the pristine source
 #                              (test/repo/check-patches.sh uses it)
 #   ./setup.sh --print-build-dir|--print-mlir-dir|--print-tree|--print-llvm-build
-#              |--print-pristine|--print-series-dir|--print-dev-tree
+#              |--print-pristine|--print-series-dir|--print-dev-tree|--print-cache
 #                             print one cache path
 #                              (the one owner of the cache layout) and exit
 #   ./setup.sh --core-tests-only  build only MLIRIR and the core unit test
@@ -45,6 +45,15 @@ CORE_TESTS_ONLY=0
 SOURCE_ONLY=0
 SANITIZE=${SANITIZE:-}
 PRINT_ONLY=
+# setup.sh --fetch-source PACKAGE=VERSION DIR: download a source package of
+# Debian unstable into DIR through the private apt state below (the
+# free-threaded test builds CPython 3.13 this way); nothing else.
+FETCH_PKG= FETCH_DIR=
+if [[ ${1:-} == --fetch-source ]]; then
+  FETCH_PKG=${2:?usage: setup.sh --fetch-source PACKAGE=VERSION DIR}
+  FETCH_DIR=${3:?usage: setup.sh --fetch-source PACKAGE=VERSION DIR}
+  set --
+fi
 
 for arg in "$@"; do
   case $arg in
@@ -62,6 +71,7 @@ for arg in "$@"; do
   --print-pristine) PRINT_ONLY=pristine ;;
   --print-series-dir) PRINT_ONLY=series ;;
   --print-dev-tree) PRINT_ONLY=dev-tree ;;
+  --print-cache) PRINT_ONLY=cache ;;
   -h | --help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
   *) echo "setup.sh: error: unknown option '$arg' (try --help)" >&2; exit 2 ;;
   esac
@@ -224,6 +234,7 @@ if [[ -n $PRINT_ONLY ]]; then
   pristine) echo "$PRISTINE" ;;
   series) echo "$SERIES_DIR" ;;
   dev-tree) echo "$CACHE/dev/llvm-$LLVM_VERSION" ;;
+  cache) echo "$CACHE" ;;
   esac
   exit 0
 fi
@@ -251,6 +262,12 @@ private_apt() { # suite types apt-args...
     -o "Dir::State::Lists=$dir/lists" -o "Dir::Cache=$dir/cache" "$@" 2>&1 |
     grep -v -e '^W: Download is performed unsandboxed' -e '^N: ' || true
 }
+if [[ -n $FETCH_PKG ]]; then
+  mkdir -p "$FETCH_DIR"
+  private_apt unstable deb-src update -qq
+  (cd "$FETCH_DIR" && private_apt unstable deb-src source --download-only "$FETCH_PKG")
+  exit 0
+fi
 step "checking Debian packages"
 missing=()
 for p in "${PKGS[@]}"; do installed "$p" || missing+=("$p"); done
