@@ -20,6 +20,7 @@ config.excludes = [
     "repo",
     "support",
     "fuzz",
+    "free-threaded",
     "run_upstream.py",
 ]
 config.test_source_root = os.path.dirname(__file__)

@@ -6,20 +6,22 @@
 # `mlir.weakref` for it (into build-free-threaded/), and runs the threaded
 # tests (test/free-threaded/threads.py) with the GIL disabled.
 #
-#   test/free-threaded/run.sh [--tsan] [-- threads.py args, e.g. --seeds 20]
+#   test/free-threaded/run.sh [--bench] [-- threads.py args, e.g. --seeds 20]
 #
-# --tsan: the same with ThreadSanitizer: CPython built --with-thread-sanitizer,
-# the LLVM tree, the bindings and the extension instrumented
-# (SANITIZE=thread), into build-free-threaded-thread/. Reports in CPython
-# itself are suppressed (test/free-threaded/tsan-suppressions.txt, each with
-# its reason); any report in MLIR, the bindings or the extension fails.
+# --bench: also build the unpatched 23.1.1 package for the same interpreter
+# (build-free-threaded-baseline/) and run bench.py: wrapper throughput on 1
+# and 2 threads, patched vs unpatched.
+#
+# Not yet here: the same under ThreadSanitizer (CPython built
+# --with-thread-sanitizer, the LLVM tree with its Python bindings
+# instrumented).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-TSAN=0
+BENCH=0
 TEST_ARGS=()
 while (($#)); do
   case $1 in
-  --tsan) TSAN=1 ;;
+  --bench) BENCH=1 ;;
   --) shift; TEST_ARGS=("$@"); break ;;
   *) echo "run.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
@@ -29,10 +31,6 @@ START=$SECONDS
 step() { printf '\n==> [%4ds] %s\n' $((SECONDS - START)) "$*"; }
 JOBS=${JOBS:-$(nproc)}
 export LLVM_VERSION=23.1.1
-SAN=() PY_SUFFIX= BUILD_SUFFIX= WHAT=
-if ((TSAN)); then
-  SAN=(SANITIZE=thread) PY_SUFFIX=-tsan BUILD_SUFFIX=-thread WHAT=", ThreadSanitizer"
-fi
 CACHE=$("$ROOT/setup.sh" --print-cache)
 
 # ------------------------------------------------------------ CPython 3.13t
@@ -40,7 +38,7 @@ PY_VERSION=3.13.15
 PY_DEB=3.13.15-1
 PY_SHA256=1e66a7945a48390ee4c2a4268a0e4185884059a13c4aab6d148aa208deea4a76
 PY_TARBALL=$CACHE/downloads/python3.13_$PY_VERSION.orig.tar.xz
-PY_PREFIX=$CACHE/python/$PY_VERSION-freethreaded$PY_SUFFIX
+PY_PREFIX=$CACHE/python/$PY_VERSION-freethreaded
 PY=$PY_PREFIX/bin/python3.13t
 if [[ ! -f $PY_PREFIX/.complete ]]; then
   if [[ ! -f $PY_TARBALL ]]; then
@@ -49,12 +47,11 @@ if [[ ! -f $PY_PREFIX/.complete ]]; then
   fi
   echo "$PY_SHA256  $PY_TARBALL" | sha256sum -c --quiet - ||
     { echo "run.sh: $PY_TARBALL does not have sha256 $PY_SHA256; delete it and re-run" >&2; exit 1; }
-  step "building CPython $PY_VERSION, free-threaded$WHAT -> $PY_PREFIX"
+  step "building CPython $PY_VERSION, free-threaded -> $PY_PREFIX"
   src=$(mktemp -d)
   trap 'rm -rf "$src"' EXIT
   tar xJf "$PY_TARBALL" -C "$src" --strip-components=1
   conf=(--disable-gil --prefix="$PY_PREFIX" --without-ensurepip)
-  ((TSAN)) && conf+=(--with-thread-sanitizer)
   rm -rf "$PY_PREFIX"
   (cd "$src" && ./configure "${conf[@]}" >configure.log 2>&1 && make -j"$JOBS" >make.log 2>&1 &&
     make install >install.log 2>&1) ||
@@ -64,35 +61,37 @@ fi
 PYTHON_GIL=0 "$PY" -c 'import sys; assert not sys._is_gil_enabled(); print("interpreter:", sys.executable, sys.version.split()[0], "GIL disabled")'
 
 # ----------------------------------------- the mlir package for that Python
-MLIR_DIR=$(env "${SAN[@]}" "$ROOT/setup.sh" --print-mlir-dir)
-if [[ ! -f $MLIR_DIR/MLIRConfig.cmake ]]; then
-  step "building the patched LLVM 23.1.1 tree first"
-  env "${SAN[@]}" "$ROOT/setup.sh" --no-demo
-fi
-BUILD=$ROOT/build-free-threaded$BUILD_SUFFIX
-if [[ ! -f $BUILD/build.ninja ]]; then
-  step "configuring $BUILD for $PY"
-  flags=()
-  ((TSAN)) && flags=(-DLLVM_USE_SANITIZER=Thread)
-  cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DMLIR_DIR="$MLIR_DIR" -DLLVM_DIR="$(dirname "$MLIR_DIR")/llvm" \
-    -DPython3_EXECUTABLE="$PY" -DPython_EXECUTABLE="$PY" \
-    -Dnanobind_DIR="$(/usr/bin/python3 -m nanobind --cmake_dir)" \
-    -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache \
-    "${flags[@]}" >"$BUILD.configure.log" 2>&1 ||
-    { rm -rf "$BUILD"; tail -30 "$BUILD.configure.log" >&2; exit 1; }
-fi
-step "building the mlir package (mlir.weakref included) for $PY"
-CCACHE_DIR=$CACHE/ccache ninja -C "$BUILD" -j"$JOBS" MLIRWeakRefPythonModules >"$BUILD.build.log" 2>&1 ||
-  { grep -A15 '^FAILED' "$BUILD.build.log" | head -60 >&2; exit 1; }
+build_package() { # variant (patched|baseline) build-dir
+  local variant=$1 build=$2 mlir_dir
+  mlir_dir=$("$ROOT/setup.sh" "--$variant" --print-mlir-dir)
+  if [[ ! -f $mlir_dir/MLIRConfig.cmake ]]; then
+    step "building the $variant LLVM 23.1.1 tree first"
+    "$ROOT/setup.sh" "--$variant" --no-demo
+  fi
+  if [[ ! -f $build/build.ninja ]]; then
+    step "configuring $build for $PY"
+    cmake -S "$ROOT" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      -DMLIR_DIR="$mlir_dir" -DLLVM_DIR="$(dirname "$mlir_dir")/llvm" \
+      -DPython3_EXECUTABLE="$PY" -DPython_EXECUTABLE="$PY" \
+      -Dnanobind_DIR="$(/usr/bin/python3 -m nanobind --cmake_dir)" \
+      -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache \
+      >"$build.configure.log" 2>&1 ||
+      { rm -rf "$build"; tail -30 "$build.configure.log" >&2; exit 1; }
+  fi
+  step "building the $variant mlir package for $PY"
+  CCACHE_DIR=$CACHE/ccache ninja -C "$build" -j"$JOBS" MLIRWeakRefPythonModules >"$build.build.log" 2>&1 ||
+    { grep -A15 '^FAILED' "$build.build.log" | head -60 >&2; exit 1; }
+}
+BUILD=$ROOT/build-free-threaded
+build_package patched "$BUILD"
 
 # ------------------------------------------------------------------ tests
 step "threads.py ${TEST_ARGS[*]}"
-env=(PYTHON_GIL=0 PYTHONPATH="$BUILD/python_packages/mlir_core")
-if ((TSAN)); then
-  # Every report fails the run (exit code 66), except CPython's own, which
-  # the suppressions name with their reasons.
-  env+=(TSAN_OPTIONS="suppressions=$ROOT/test/free-threaded/tsan-suppressions.txt exitcode=66 halt_on_error=0")
+PYTHON_GIL=0 PYTHONPATH="$BUILD/python_packages/mlir_core" "$PY" "$ROOT/test/free-threaded/threads.py" "${TEST_ARGS[@]}"
+if ((BENCH)); then
+  build_package baseline "$ROOT/build-free-threaded-baseline"
+  step "bench.py: wrapper throughput, 1 and 2 threads, patched vs unpatched"
+  PYTHON_GIL=0 "$PY" "$ROOT/test/free-threaded/bench.py" "$BUILD/python_packages/mlir_core" \
+    "$ROOT/build-free-threaded-baseline/python_packages/mlir_core"
 fi
-env "${env[@]}" "$PY" "$ROOT/test/free-threaded/threads.py" "${TEST_ARGS[@]}"
 echo "run.sh: passed in $((SECONDS - START)) s"
