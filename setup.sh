@@ -134,10 +134,11 @@ address) SAN_FLAGS=(-DLLVM_USE_SANITIZER=Address) ;;
 thread) SAN_FLAGS=(-DLLVM_USE_SANITIZER=Thread) ;;
 *) die "SANITIZE must be one of: address,undefined | address | thread (got '$SANITIZE')" ;;
 esac
-# The mlir Python package is built unsanitized and with ASan alone (the ASan
-# runtime is preloaded into Debian's python3 to load it); TSan and UBSan
-# builds leave it out.
-python_bindings() { [[ -z $SANITIZE || $SANITIZE == address ]]; }
+# The mlir Python package is built unsanitized, with ASan (the ASan runtime is
+# preloaded into Debian's python3 to load it) and with TSan (for an
+# instrumented free-threaded interpreter: test/free-threaded/run.sh --tsan);
+# UBSan builds leave it out.
+python_bindings() { [[ -z $SANITIZE || $SANITIZE == address || $SANITIZE == thread ]]; }
 LLVM_OPTS=(
   -G Ninja
   -DCMAKE_BUILD_TYPE=Release
@@ -442,7 +443,7 @@ CCACHE_DIR=$CACHE/ccache run_ninja "$PROJECT_BUILD.build.log" -C "$PROJECT_BUILD
 if ((DEMO)) && [[ $VARIANT == patched ]]; then
   step "running the demo: $PROJECT_BUILD/bin/weakref-demo"
   "$PROJECT_BUILD/bin/weakref-demo"
-  if [[ -d $PROJECT_BUILD/python_packages/mlir_core ]]; then
+  if [[ -d $PROJECT_BUILD/python_packages/mlir_core && $SANITIZE != thread ]]; then
     step "running the Python demo: examples/weakref-demo.py"
     asan_python_env=()
     [[ $SANITIZE == address ]] && asan_python_env=(LD_PRELOAD="$(c++ -print-file-name=libasan.so) $(c++ -print-file-name=libstdc++.so)" ASAN_OPTIONS=detect_leaks=0)

@@ -6,21 +6,24 @@
 # `mlir.weakref` for it (into build-free-threaded/), and runs the threaded
 # tests (test/free-threaded/threads.py) with the GIL disabled.
 #
-#   test/free-threaded/run.sh [--bench] [-- threads.py args, e.g. --seeds 20]
+#   test/free-threaded/run.sh [--tsan] [--bench] [-- threads.py args, e.g. --seeds 20]
 #
 # --bench: also build the unpatched 23.1.1 package for the same interpreter
 # (build-free-threaded-baseline/) and run bench.py: wrapper throughput on 1
 # and 2 threads, patched vs unpatched.
 #
-# Not yet here: the same under ThreadSanitizer (CPython built
-# --with-thread-sanitizer, the LLVM tree with its Python bindings
-# instrumented).
+# --tsan: the same under ThreadSanitizer: CPython built
+# --with-thread-sanitizer, and the LLVM tree (SANITIZE=thread), the bindings
+# and the extension instrumented, into build-free-threaded-thread/. A report
+# fails the run, except those the suppressions file names, each with its
+# reason (test/free-threaded/tsan-suppressions.txt).
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-BENCH=0
+TSAN=0 BENCH=0
 TEST_ARGS=()
 while (($#)); do
   case $1 in
+  --tsan) TSAN=1 ;;
   --bench) BENCH=1 ;;
   --) shift; TEST_ARGS=("$@"); break ;;
   *) echo "run.sh: unknown option '$1'" >&2; exit 2 ;;
@@ -32,13 +35,17 @@ step() { printf '\n==> [%4ds] %s\n' $((SECONDS - START)) "$*"; }
 JOBS=${JOBS:-$(nproc)}
 export LLVM_VERSION=23.1.1
 CACHE=$("$ROOT/setup.sh" --print-cache)
+SAN=() SUFFIX=
+if ((TSAN)); then
+  SAN=(SANITIZE=thread) SUFFIX=-thread
+fi
 
 # ------------------------------------------------------------ CPython 3.13t
 PY_VERSION=3.13.15
 PY_DEB=3.13.15-1
 PY_SHA256=1e66a7945a48390ee4c2a4268a0e4185884059a13c4aab6d148aa208deea4a76
 PY_TARBALL=$CACHE/downloads/python3.13_$PY_VERSION.orig.tar.xz
-PY_PREFIX=$CACHE/python/$PY_VERSION-freethreaded
+PY_PREFIX=$CACHE/python/$PY_VERSION-freethreaded$SUFFIX
 PY=$PY_PREFIX/bin/python3.13t
 if [[ ! -f $PY_PREFIX/.complete ]]; then
   if [[ ! -f $PY_TARBALL ]]; then
@@ -47,11 +54,12 @@ if [[ ! -f $PY_PREFIX/.complete ]]; then
   fi
   echo "$PY_SHA256  $PY_TARBALL" | sha256sum -c --quiet - ||
     { echo "run.sh: $PY_TARBALL does not have sha256 $PY_SHA256; delete it and re-run" >&2; exit 1; }
-  step "building CPython $PY_VERSION, free-threaded -> $PY_PREFIX"
+  step "building CPython $PY_VERSION, free-threaded${SUFFIX:+ (ThreadSanitizer)} -> $PY_PREFIX"
   src=$(mktemp -d)
   trap 'rm -rf "$src"' EXIT
   tar xJf "$PY_TARBALL" -C "$src" --strip-components=1
   conf=(--disable-gil --prefix="$PY_PREFIX" --without-ensurepip)
+  if ((TSAN)); then conf+=(--with-thread-sanitizer); fi
   rm -rf "$PY_PREFIX"
   (cd "$src" && ./configure "${conf[@]}" >configure.log 2>&1 && make -j"$JOBS" >make.log 2>&1 &&
     make install >install.log 2>&1) ||
@@ -62,36 +70,41 @@ PYTHON_GIL=0 "$PY" -c 'import sys; assert not sys._is_gil_enabled(); print("inte
 
 # ----------------------------------------- the mlir package for that Python
 build_package() { # variant (patched|baseline) build-dir
-  local variant=$1 build=$2 mlir_dir
-  mlir_dir=$("$ROOT/setup.sh" "--$variant" --print-mlir-dir)
+  local variant=$1 build=$2 mlir_dir flags=()
+  mlir_dir=$(env "${SAN[@]}" "$ROOT/setup.sh" "--$variant" --print-mlir-dir)
   if [[ ! -f $mlir_dir/MLIRConfig.cmake ]]; then
     step "building the $variant LLVM 23.1.1 tree first"
-    "$ROOT/setup.sh" "--$variant" --no-demo
+    env "${SAN[@]}" "$ROOT/setup.sh" "--$variant" --no-demo
   fi
   if [[ ! -f $build/build.ninja ]]; then
     step "configuring $build for $PY"
+    if ((TSAN)); then flags=(-DLLVM_USE_SANITIZER=Thread); fi
     cmake -S "$ROOT" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
       -DMLIR_DIR="$mlir_dir" -DLLVM_DIR="$(dirname "$mlir_dir")/llvm" \
       -DPython3_EXECUTABLE="$PY" -DPython_EXECUTABLE="$PY" \
       -Dnanobind_DIR="$(/usr/bin/python3 -m nanobind --cmake_dir)" \
       -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache \
-      >"$build.configure.log" 2>&1 ||
+      "${flags[@]}" >"$build.configure.log" 2>&1 ||
       { rm -rf "$build"; tail -30 "$build.configure.log" >&2; exit 1; }
   fi
   step "building the $variant mlir package for $PY"
   CCACHE_DIR=$CACHE/ccache ninja -C "$build" -j"$JOBS" MLIRWeakRefPythonModules >"$build.build.log" 2>&1 ||
     { grep -A15 '^FAILED' "$build.build.log" | head -60 >&2; exit 1; }
 }
-BUILD=$ROOT/build-free-threaded
+BUILD=$ROOT/build-free-threaded$SUFFIX
 build_package patched "$BUILD"
 
 # ------------------------------------------------------------------ tests
 step "threads.py ${TEST_ARGS[*]}"
-PYTHON_GIL=0 PYTHONPATH="$BUILD/python_packages/mlir_core" "$PY" "$ROOT/test/free-threaded/threads.py" "${TEST_ARGS[@]}"
+env=(PYTHON_GIL=0 PYTHONPATH="$BUILD/python_packages/mlir_core")
+if ((TSAN)); then
+  env+=(TSAN_OPTIONS="suppressions=$ROOT/test/free-threaded/tsan-suppressions.txt exitcode=66 halt_on_error=0 report_signal_unsafe=0")
+fi
+env "${env[@]}" "$PY" "$ROOT/test/free-threaded/threads.py" "${TEST_ARGS[@]}"
 if ((BENCH)); then
-  build_package baseline "$ROOT/build-free-threaded-baseline"
+  build_package baseline "$ROOT/build-free-threaded-baseline$SUFFIX"
   step "bench.py: wrapper throughput, 1 and 2 threads, patched vs unpatched"
   PYTHON_GIL=0 "$PY" "$ROOT/test/free-threaded/bench.py" "$BUILD/python_packages/mlir_core" \
-    "$ROOT/build-free-threaded-baseline/python_packages/mlir_core"
+    "$ROOT/build-free-threaded-baseline$SUFFIX/python_packages/mlir_core"
 fi
 echo "run.sh: passed in $((SECONDS - START)) s"

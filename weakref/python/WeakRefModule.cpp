@@ -193,7 +193,8 @@ public:
     MlirErasureProvenance provenance = recorder->provenance;
     recorder->provenance = {nullptr};
     mlirErasureProvenanceDestroy(provenance);
-    if (contextObj.attr("erased_operation_describer").is(describer))
+    py::object installed = contextObj.attr("erased_operation_describer");
+    if (installed.is(describer))
       contextObj.attr("erased_operation_describer") = py::none();
   }
   void checkOpen() const {
