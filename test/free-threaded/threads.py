@@ -10,14 +10,20 @@ weak references, the pass-manager thread pool, and Python objects. Owners
 hand wrappers and references to a collector thread, which compares, hashes
 and asks them whether they are alive, then drops them (releasing weak
 references from a thread other than the one destroying the ops), while the
-owners destroy the IR under them.
+owners destroy the IR under them. All threads also share one
+`weakref.RefScope` (owners add to it, the collector counts and resets it) and
+one `weakref.ErasureProvenance` (owners instrument their pass managers, their
+dead wrappers' errors ask it what erased the op, the collector closes it
+midway).
 
 Every access either works or raises; checked against a ground truth:
 - a reference that reads dead never reads alive again (collector and owner);
 - an owner's wrapper of an op its reference says is alive works and still
   has the name recorded when it was wrapped (never a new op at a reused
   address); one whose reference is dead raises RuntimeError;
-- an op the owner erased, or whose module it dropped, reads dead at once.
+- an op the owner erased, or whose module it dropped, reads dead at once;
+- a scoped reference reads its op (same name), None, or raises
+  ReferenceError once the scope was reset.
 
   PYTHON_GIL=0 python3.13t threads.py [--seeds N] [--steps M] [--threads T]
 """
@@ -68,9 +74,11 @@ class Stats:
         self.counts = {}
 
     def add(self, **kw):
+        """Adds to the counts; returns the last one's new value."""
         with self.lock:
             for k, v in kw.items():
                 self.counts[k] = self.counts.get(k, 0) + v
+            return self.counts[k]
 
 
 class Held:
@@ -101,16 +109,33 @@ def check_held(h, stats):
         h.seen_dead = True
         try:
             h.op.name
-        except RuntimeError:
-            stats.add(checked_dead=1)
+        except RuntimeError as e:
+            # With provenance, the message goes on to say what erased it.
+            if not str(e).startswith("the operation has been erased"):
+                raise Failure(f"unexpected error for a dead {h.name}: {e}")
+            stats.add(checked_dead=1, described=" erased " in str(e)[30:])
         else:
             raise Failure(f"wrapper of a dead {h.name} still works")
 
 
-def owner(ctx, seed, steps, handoff, stats, errors):
+def check_scoped(sref, name, stats):
+    """Owner-side check of a reference owned by the shared scope."""
+    try:
+        op = sref()
+    except ReferenceError:
+        stats.add(scoped_reset=1)  # the collector reset the scope
+        return
+    if op is not None and op.name != name:
+        raise Failure(f"scoped reference to {name} now reads {op.name}")
+    stats.add(scoped_checked=1)
+
+
+def owner(ctx, seed, steps, shared, stats, errors):
+    handoff, scope, provenance = shared
     rng = random.Random(seed)
     modules = []  # list of Module
     held = []  # Held of ops of our modules
+    scoped = []  # (ScopedRef of the shared scope, name)
     try:
         with ctx, Location.unknown():
             for _ in range(steps):
@@ -127,6 +152,8 @@ def owner(ctx, seed, steps, handoff, stats, errors):
                         h = Held(op.operation)
                         if rng.random() < 0.5:
                             held.append(h)
+                        if rng.random() < 0.3:
+                            scoped.append((scope.ref(op), h.name))
                         if rng.random() < 0.5:
                             # The collector gets its own wrapper and reference.
                             handoff.put((op.operation, weakref.ref(op), h.name))
@@ -134,6 +161,8 @@ def owner(ctx, seed, steps, handoff, stats, errors):
                 elif action < 60:
                     for h in rng.sample(held, min(len(held), 8)):
                         check_held(h, stats)
+                    for sref, name in rng.sample(scoped, min(len(scoped), 4)):
+                        check_scoped(sref, name, stats)
                 elif action < 70:
                     # Not a terminator: the function would not verify.
                     live = [h for h in held if h.ref.alive and h.name != "func.return"]
@@ -150,7 +179,12 @@ def owner(ctx, seed, steps, handoff, stats, errors):
                             stats.add(erased=1)
                 elif action < 85:
                     module = rng.choice(modules)
-                    PassManager.parse(PIPELINE).run(module.operation)
+                    pm = PassManager.parse(PIPELINE)
+                    try:
+                        provenance.instrument(pm)
+                    except ValueError:
+                        pass  # the collector closed it
+                    pm.run(module.operation)
                     stats.add(passes=1)
                 elif action < 92:
                     module = modules.pop(rng.randrange(len(modules)))
@@ -165,16 +199,20 @@ def owner(ctx, seed, steps, handoff, stats, errors):
                     del held[: len(held) // 2]
                 if len(held) > 400:
                     del held[:200]
+                if len(scoped) > 200:
+                    del scoped[:100]
                 stats.add(steps=1)
             for h in held:
                 check_held(h, stats)
             held.clear()
+            scoped.clear()
             modules.clear()
     except BaseException as e:  # noqa: B902 - report anything, then stop
         errors.append(f"owner {seed}: {type(e).__name__}: {e}")
 
 
-def collector(handoff, stats, errors, done):
+def collector(shared, stats, errors, done):
+    handoff, scope, provenance = shared
     rng = random.Random(0)
     kept = []
     dead = []
@@ -202,7 +240,15 @@ def collector(handoff, stats, errors, done):
                 del kept[:32]
             if len(dead) > 512:
                 del dead[:256]
-            stats.add(collected=1)
+            n = stats.add(collected=1)
+            if n % 97 == 0 and scope.count_alive() > len(scope):
+                raise Failure("the scope counts more live references than it has")
+            if n % 401 == 0:
+                scope.reset()
+                stats.add(scope_resets=1)
+            if n % 1500 == 0 and not provenance.closed:
+                provenance.close()  # while owners' errors may be asking it
+                stats.add(provenance_closed=1)
         kept.clear()
     except BaseException as e:  # noqa: B902
         errors.append(f"collector: {type(e).__name__}: {e}")
@@ -218,13 +264,14 @@ def run_seed(seed, steps, nthreads, stats):
         warm = Module.parse(make_source(random.Random(seed), 1, 8))
         PassManager.parse(PIPELINE).run(warm.operation)
         del warm
-    handoff = queue.Queue(maxsize=256)
+    shared = (queue.Queue(maxsize=256), weakref.RefScope(),
+              weakref.ErasureProvenance(ctx))
     errors = []
     done = threading.Event()
-    col = threading.Thread(target=collector, args=(handoff, stats, errors, done))
+    col = threading.Thread(target=collector, args=(shared, stats, errors, done))
     col.start()
     owners = [threading.Thread(target=owner,
-                               args=(ctx, seed * 1000 + t, steps, handoff, stats, errors))
+                               args=(ctx, seed * 1000 + t, steps, shared, stats, errors))
               for t in range(nthreads)]
     for t in owners:
         t.start()
@@ -232,6 +279,8 @@ def run_seed(seed, steps, nthreads, stats):
         t.join()
     done.set()
     col.join()
+    shared[2].close()
+    shared[1].close()
     return errors
 
 

@@ -10,10 +10,14 @@
 // MlirOperationRef and this project's mlir-weakref-c/WeakRef.h). The Python
 // half (mlir/weakref.py) builds the containers on top.
 //
-// Python holds the GIL around every call here; operations may still be
-// destroyed on pass-manager threads meanwhile, which the references observe
-// safely. Nothing here keeps a context alive except `ErasureProvenance`,
-// whose recorder must not outlive its context.
+// Calls may come from several threads at once: free-threaded Python (3.13t)
+// runs them without a GIL (the module is built FREE_THREADED), and operations
+// are destroyed on pass-manager threads meanwhile, which the references
+// observe safely. A reference (`OpRef`, `ScopedRef`) never changes after it is
+// made; a `RefScope` and an `ErasureProvenance` can be used and closed from
+// several threads, so each guards its handle with a mutex of its own, never
+// held while Python code runs. Nothing here keeps a context alive except
+// `ErasureProvenance`, whose recorder must not outlive its context.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +26,7 @@
 #include "mlir-weakref-c/WeakRef.h"
 
 #include <memory>
+#include <mutex>
 #include <string>
 
 using namespace mlir_weakref::python;
@@ -97,22 +102,52 @@ public:
   PyRefScope &operator=(const PyRefScope &) = delete;
   ~PyRefScope() { close(); }
 
-  bool isOpen() const { return !mlirWeakOpRefScopeIsNull(scope); }
-  void checkOpen() const {
-    if (!isOpen())
-      throw py::value_error("the reference scope is closed");
+  bool isOpen() const {
+    std::lock_guard<std::mutex> lock(mutex);
+    return !mlirWeakOpRefScopeIsNull(scope);
   }
   void close() {
-    if (!isOpen())
-      return;
+    std::lock_guard<std::mutex> lock(mutex);
     mlirWeakOpRefScopeDestroy(scope);
     scope = {nullptr};
   }
   void reset() {
-    checkOpen();
+    std::lock_guard<std::mutex> lock(mutex);
+    checkOpenLocked();
     mlirWeakOpRefScopeReset(scope);
   }
+  uint64_t createRef(MlirOperation op) {
+    std::lock_guard<std::mutex> lock(mutex);
+    checkOpenLocked();
+    return mlirWeakOpRefScopeCreateRef(scope, op);
+  }
+  size_t size() const {
+    std::lock_guard<std::mutex> lock(mutex);
+    return mlirWeakOpRefScopeIsNull(scope) ? 0 : mlirWeakOpRefScopeSize(scope);
+  }
+  size_t countAlive() const {
+    std::lock_guard<std::mutex> lock(mutex);
+    return mlirWeakOpRefScopeIsNull(scope)
+               ? 0
+               : mlirWeakOpRefScopeCountAlive(scope);
+  }
+  /// A new reference to the one `key` names; null if the scope is closed or
+  /// no longer holds it.
+  MlirOperationRef copyRef(uint64_t key) const {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (mlirWeakOpRefScopeIsNull(scope) ||
+        !mlirWeakOpRefScopeContains(scope, key))
+      return {nullptr};
+    return mlirWeakOpRefScopeCopyRef(scope, key);
+  }
 
+private:
+  void checkOpenLocked() const {
+    if (mlirWeakOpRefScopeIsNull(scope))
+      throw py::value_error("the reference scope is closed");
+  }
+
+  mutable std::mutex mutex;
   MlirWeakOpRefScope scope;
 };
 
@@ -125,13 +160,14 @@ public:
   /// A new reference to the scope's reference; ReferenceError once the scope
   /// has been closed or reset.
   OwnedRef get() const {
-    const PyRefScope &scope = py::cast<const PyRefScope &>(scopeObj);
-    if (!scope.isOpen() || !mlirWeakOpRefScopeContains(scope.scope, key)) {
+    MlirOperationRef ref =
+        py::cast<const PyRefScope &>(scopeObj).copyRef(key);
+    if (mlirOperationRefIsNull(ref)) {
       PyErr_SetString(PyExc_ReferenceError,
                       "the reference's scope has been closed or reset");
       throwPythonError();
     }
-    return OwnedRef(mlirWeakOpRefScopeCopyRef(scope.scope, key));
+    return OwnedRef(ref);
   }
 
 private:
@@ -150,6 +186,7 @@ OwnedRef toRef(const py::handle &obj);
 /// behind after `close()` answers None.
 class PyProvenance {
   struct Recorder {
+    std::mutex mutex;
     MlirErasureProvenance provenance = {nullptr};
   };
 
@@ -183,27 +220,29 @@ public:
   }
 
   bool isOpen() const {
+    std::lock_guard<std::mutex> lock(recorder->mutex);
     return !mlirErasureProvenanceIsNull(recorder->provenance);
   }
   /// Stops recording and drops the records; uninstalls the describer unless
   /// another one replaced it.
   void close() {
-    if (!isOpen())
-      return;
-    MlirErasureProvenance provenance = recorder->provenance;
-    recorder->provenance = {nullptr};
-    mlirErasureProvenanceDestroy(provenance);
+    {
+      // Under the lock: a describe() running on another thread finishes
+      // first, and none starts on the destroyed recorder.
+      std::lock_guard<std::mutex> lock(recorder->mutex);
+      if (mlirErasureProvenanceIsNull(recorder->provenance))
+        return;
+      mlirErasureProvenanceDestroy(recorder->provenance);
+      recorder->provenance = {nullptr};
+    }
     py::object installed = contextObj.attr("erased_operation_describer");
     if (installed.is(describer))
       contextObj.attr("erased_operation_describer") = py::none();
   }
-  void checkOpen() const {
-    if (!isOpen())
-      throw py::value_error("erasure provenance has been closed");
-  }
-
   void instrument(MlirPassManager pm) {
-    checkOpen();
+    std::lock_guard<std::mutex> lock(recorder->mutex);
+    if (mlirErasureProvenanceIsNull(recorder->provenance))
+      throw py::value_error("erasure provenance has been closed");
     mlirErasureProvenanceInstrument(recorder->provenance, pm);
   }
 
@@ -214,17 +253,21 @@ public:
   py::object contextObj;
 
 private:
-  static py::object describe(const Recorder &recorder, MlirOperationRef ref) {
-    if (mlirErasureProvenanceIsNull(recorder.provenance) ||
-        mlirOperationRefIsNull(ref))
-      return py::none();
+  static py::object describe(Recorder &recorder, MlirOperationRef ref) {
     std::string text;
-    bool found = mlirErasureProvenanceDescribe(
-        recorder.provenance, ref,
-        [](MlirStringRef part, void *userData) {
-          static_cast<std::string *>(userData)->append(part.data, part.length);
-        },
-        &text);
+    bool found = false;
+    {
+      std::lock_guard<std::mutex> lock(recorder.mutex);
+      if (!mlirErasureProvenanceIsNull(recorder.provenance) &&
+          !mlirOperationRefIsNull(ref))
+        found = mlirErasureProvenanceDescribe(
+            recorder.provenance, ref,
+            [](MlirStringRef part, void *userData) {
+              static_cast<std::string *>(userData)->append(part.data,
+                                                           part.length);
+            },
+            &text);
+    }
     return found ? py::object(toStr(text)) : py::none();
   }
 
@@ -301,23 +344,17 @@ MLIR_WEAKREF_PYTHON_MODULE(_mlirWeakRef, m) {
       .def(
           "ref",
           [](py::object self, const py::handle &op) {
-            PyRefScope &scope = py::cast<PyRefScope &>(self);
-            scope.checkOpen();
-            uint64_t key =
-                mlirWeakOpRefScopeCreateRef(scope.scope, toOperation(op));
+            MlirOperation operation = toOperation(op);
+            uint64_t key = py::cast<PyRefScope &>(self).createRef(operation);
             return PyScopedRef(std::move(self), key);
           },
           py::arg("operation"),
           "Creates a reference to `operation` owned by this scope.")
       .def("__len__",
-           [](const PyRefScope &self) {
-             return self.isOpen() ? mlirWeakOpRefScopeSize(self.scope) : 0;
-           })
+           [](const PyRefScope &self) { return self.size(); })
       .def(
           "count_alive",
-          [](const PyRefScope &self) {
-            return self.isOpen() ? mlirWeakOpRefScopeCountAlive(self.scope) : 0;
-          },
+          [](const PyRefScope &self) { return self.countAlive(); },
           "How many of the scope's references refer to a live operation.")
       .def("reset", &PyRefScope::reset,
            "Drops every reference; the scope stays open.")
