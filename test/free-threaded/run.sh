@@ -100,6 +100,33 @@ env=(PYTHON_GIL=0 PYTHONPATH="$BUILD/python_packages/mlir_core")
 if ((TSAN)); then
   env+=(TSAN_OPTIONS="suppressions=$ROOT/test/free-threaded/tsan-suppressions.txt exitcode=66 halt_on_error=0 report_signal_unsafe=0")
 fi
+if ((TSAN)); then
+  # A positive control: a deliberate race in a small instrumented library,
+  # run from two threads of this interpreter, must be reported (else a clean
+  # run below would prove nothing).
+  ctl=$(mktemp -d)
+  printf 'int counter;\nvoid bump(int n) { for (int i = 0; i < n; ++i) counter++; }\n' >"$ctl/race.c"
+  gcc -shared -fPIC -fsanitize=thread -O1 -o "$ctl/librace.so" "$ctl/race.c"
+  rc=0
+  PYTHON_GIL=0 TSAN_OPTIONS=exitcode=66 "$PY" -c "
+import ctypes, threading
+lib = ctypes.CDLL('$ctl/librace.so')
+barrier = threading.Barrier(2)
+def go():
+    barrier.wait()
+    lib.bump(20000000)
+threads = [threading.Thread(target=go) for _ in range(2)]
+[t.start() for t in threads]
+[t.join() for t in threads]
+" >"$ctl/out" 2>&1 || rc=$?
+  if ((rc != 66)) || ! grep -q 'WARNING: ThreadSanitizer: data race' "$ctl/out"; then
+    cat "$ctl/out" >&2
+    echo "run.sh: ThreadSanitizer did not report a deliberate race (exit $rc): not a valid TSan run" >&2
+    exit 1
+  fi
+  echo "ThreadSanitizer is live: a deliberate race was reported"
+  rm -rf "$ctl"
+fi
 env "${env[@]}" "$PY" "$ROOT/test/free-threaded/threads.py" "${TEST_ARGS[@]}"
 if ((BENCH)); then
   build_package baseline "$ROOT/build-free-threaded-baseline$SUFFIX"

@@ -69,16 +69,32 @@ class Failure(Exception):
 
 
 class Stats:
+    """Counts, one dict per thread (merged at the end): a lock shared by the
+    threads would order their accesses and hide races from ThreadSanitizer."""
+
     def __init__(self):
+        self.local = threading.local()
+        self.all = []
         self.lock = threading.Lock()
-        self.counts = {}
 
     def add(self, **kw):
-        """Adds to the counts; returns the last one's new value."""
-        with self.lock:
-            for k, v in kw.items():
-                self.counts[k] = self.counts.get(k, 0) + v
-            return self.counts[k]
+        """Adds to this thread's counts; returns the last one's new value."""
+        counts = getattr(self.local, "counts", None)
+        if counts is None:
+            counts = self.local.counts = {}
+            with self.lock:
+                self.all.append(counts)
+        for k, v in kw.items():
+            counts[k] = counts.get(k, 0) + v
+        return counts[k]
+
+    @property
+    def counts(self):
+        total = {}
+        for counts in self.all:
+            for k, v in counts.items():
+                total[k] = total.get(k, 0) + v
+        return total
 
 
 class Held:
@@ -246,12 +262,48 @@ def collector(shared, stats, errors, done):
             if n % 401 == 0:
                 scope.reset()
                 stats.add(scope_resets=1)
-            if n % 1500 == 0 and not provenance.closed:
+            if n == 500:
                 provenance.close()  # while owners' errors may be asking it
                 stats.add(provenance_closed=1)
         kept.clear()
     except BaseException as e:  # noqa: B902
         errors.append(f"collector: {type(e).__name__}: {e}")
+
+
+def hammer(ctx, seed, stats):
+    """Two threads on one RefScope in tight loops (one adds references, the
+    other counts and resets): the random phase above rarely has them inside
+    the scope at the same moment, and only an actual overlap lets
+    ThreadSanitizer see a missing lock (the shared Python object's atomic
+    reference count orders everything else)."""
+    with ctx, Location.unknown():
+        module = Module.parse(make_source(random.Random(seed), 2, 40))
+        ops = [op.operation for f in module.body.operations
+               for op in f.regions[0].blocks[0].operations]
+        scope = weakref.RefScope()
+        start = threading.Barrier(2)
+
+        def add():
+            start.wait()
+            for _ in range(20):
+                for op in ops:
+                    scope.ref(op)
+
+        def reset():
+            start.wait()
+            for i in range(400):
+                if scope.count_alive() > len(scope):
+                    raise Failure("the scope counts more live references than it has")
+                if i % 4 == 0:
+                    scope.reset()
+
+        threads = [threading.Thread(target=f) for f in (add, reset)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        scope.close()
+        stats.add(hammered=1)
 
 
 def run_seed(seed, steps, nthreads, stats):
@@ -264,6 +316,7 @@ def run_seed(seed, steps, nthreads, stats):
         warm = Module.parse(make_source(random.Random(seed), 1, 8))
         PassManager.parse(PIPELINE).run(warm.operation)
         del warm
+    hammer(ctx, seed, stats)
     shared = (queue.Queue(maxsize=256), weakref.RefScope(),
               weakref.ErasureProvenance(ctx))
     errors = []
