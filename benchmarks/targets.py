@@ -13,12 +13,6 @@ def target(name, release):
     return t[release] if isinstance(t, dict) else t
 
 
-def bound(name, release):
-    """The number in the target of `name`, or None."""
-    t = target(name, release)
-    return None if t is None else float(t.split()[1])
-
-
 def met(value, name, release):
     """Whether `value` meets the target of `name` (True when it has none)."""
     t = target(name, release)

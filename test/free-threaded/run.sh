@@ -95,11 +95,7 @@ BUILD=$ROOT/build-free-threaded$SUFFIX
 build_package patched "$BUILD"
 
 # ------------------------------------------------------------------ tests
-step "threads.py ${TEST_ARGS[*]}"
 env=(PYTHON_GIL=0 PYTHONPATH="$BUILD/python_packages/mlir_core")
-if ((TSAN)); then
-  env+=(TSAN_OPTIONS="suppressions=$ROOT/test/free-threaded/tsan-suppressions.txt exitcode=66 halt_on_error=0 report_signal_unsafe=0")
-fi
 if ((TSAN)); then
   # A positive control: a deliberate race in a small instrumented library,
   # run from two threads of this interpreter, must be reported (else a clean
@@ -126,7 +122,9 @@ threads = [threading.Thread(target=go) for _ in range(2)]
   fi
   echo "ThreadSanitizer is live: a deliberate race was reported"
   rm -rf "$ctl"
+  env+=(TSAN_OPTIONS="suppressions=$ROOT/test/free-threaded/tsan-suppressions.txt exitcode=66 halt_on_error=0 report_signal_unsafe=0")
 fi
+step "threads.py ${TEST_ARGS[*]}"
 env "${env[@]}" "$PY" "$ROOT/test/free-threaded/threads.py" "${TEST_ARGS[@]}"
 if ((BENCH)); then
   build_package baseline "$ROOT/build-free-threaded-baseline$SUFFIX"
