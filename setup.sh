@@ -29,6 +29,10 @@
 #   JOBS=n                          parallel build jobs (default: nproc)
 #   SANITIZE=address|address,undefined|thread  instrumented build (own cache
 #                                   key; 'address' includes the Python package)
+#   ASSERTIONS=ON|OFF               LLVM_ENABLE_ASSERTIONS (default ON); OFF is
+#                                   the assertion-free build distributions
+#                                   ship (own cache key, project build dir
+#                                   suffixed -noassert; benchmarks/run.sh)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -44,6 +48,7 @@ UPSTREAM_IR_TESTS=${UPSTREAM_IR_TESTS:-0}
 CORE_TESTS_ONLY=0
 SOURCE_ONLY=0
 SANITIZE=${SANITIZE:-}
+ASSERTIONS=${ASSERTIONS:-ON}
 PRINT_ONLY=
 # setup.sh --fetch-source PACKAGE=VERSION DIR: download a source package of
 # Debian unstable into DIR through the private apt state below (the
@@ -134,6 +139,7 @@ address) SAN_FLAGS=(-DLLVM_USE_SANITIZER=Address) ;;
 thread) SAN_FLAGS=(-DLLVM_USE_SANITIZER=Thread) ;;
 *) die "SANITIZE must be one of: address,undefined | address | thread (got '$SANITIZE')" ;;
 esac
+[[ $ASSERTIONS == ON || $ASSERTIONS == OFF ]] || die "ASSERTIONS must be ON or OFF (got '$ASSERTIONS')"
 # The mlir Python package is built unsanitized, with ASan (the ASan runtime is
 # preloaded into Debian's python3 to load it) and with TSan (for an
 # instrumented free-threaded interpreter: test/free-threaded/run.sh --tsan);
@@ -144,7 +150,7 @@ LLVM_OPTS=(
   -DCMAKE_BUILD_TYPE=Release
   -DLLVM_ENABLE_PROJECTS=mlir
   -DLLVM_TARGETS_TO_BUILD=host
-  -DLLVM_ENABLE_ASSERTIONS=ON
+  -DLLVM_ENABLE_ASSERTIONS=$ASSERTIONS
   -DLLVM_INCLUDE_TESTS=ON
   -DLLVM_INCLUDE_BENCHMARKS=OFF
   -DLLVM_INCLUDE_EXAMPLES=OFF
@@ -218,10 +224,12 @@ done
 SERIES_HASH=$(series_hash)
 KEY="llvm-$LLVM_VERSION-$SRC_ID-series-$SERIES_HASH-opts-$OPTS_HASH"
 TREE=$CACHE/trees/$VARIANT-$SRC_ID-$OPTS_HASH${SANITIZE:+-${SANITIZE//,/-}}
+[[ $ASSERTIONS == OFF ]] && TREE+=-noassert
 LLVM_BUILD=$TREE/build
 PROJECT_BUILD=$ROOT/$PROJECT_BUILD_NAME
 [[ $VARIANT == baseline ]] && PROJECT_BUILD+=-baseline
 PROJECT_BUILD+=${SANITIZE:+-${SANITIZE//,/-}}
+[[ $ASSERTIONS == OFF ]] && PROJECT_BUILD+=-noassert
 PRISTINE=$CACHE/pristine/$SRC_ID
 
 # The one place that answers path questions about the cache (test.sh, the

@@ -27,10 +27,14 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <benchmark/benchmark.h>
+#include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cmath>
 #include <malloc.h>
 #include <memory>
 #include <mutex>
+#include <thread>
 
 using namespace mlir;
 
@@ -191,12 +195,61 @@ static void BM_MemoryPerReferencedOp(benchmark::State &state) {
   }
   state.counters["bytes_per_ref_op"] = bytes;
 }
-BENCHMARK(BM_MemoryPerReferencedOp)
-    ->Arg(10000)
-    ->Arg(100000)
-    ->Arg(1 << 17)
-    ->Arg(1000000)
-    ->Iterations(1);
+/// The curve: 1,000 * 2^(k/2) references up to 1,000,000, and a power of two.
+static void memorySizes(benchmark::internal::Benchmark *b) {
+  for (unsigned k = 0; k < 20; ++k)
+    b->Arg(int64_t(1000 * std::pow(2.0, k / 2.0) + 0.5));
+  b->Arg(1 << 17);
+  b->Arg(1000000);
+}
+BENCHMARK(BM_MemoryPerReferencedOp)->Apply(memorySizes)->Iterations(1);
+
+/// First references to disjoint ops of one context from `threads` threads at
+/// once. Each thread creates its own ops (from its own malloc arena, as
+/// threads building IR do) before the clock starts, waits for the others,
+/// then references all of them; the time is from the first thread's start
+/// to the last one's end. report.py divides the throughput on 2 threads by
+/// that on 1: shard contention, measured.
+static void BM_FirstReferenceThreads(benchmark::State &state) {
+  const unsigned threads = state.range(0);
+  constexpr unsigned kPerThread = 1 << 15;
+  MLIRContext context;
+  context.allowUnregisteredDialects();
+  for (auto _ : state) {
+    std::atomic<unsigned> arrived = 0, finished = 0;
+    std::vector<Clock::time_point> starts(threads), ends(threads);
+    std::vector<std::thread> workers;
+    for (unsigned t = 0; t < threads; ++t)
+      workers.emplace_back([&, t] {
+        std::vector<Operation *> ops(kPerThread);
+        for (Operation *&op : ops)
+          op = Operation::create(
+              OperationState(UnknownLoc::get(&context), "b.op"));
+        std::vector<WeakOpRef> refs(kPerThread);
+        arrived.fetch_add(1);
+        while (arrived.load() != threads)
+          ;
+        starts[t] = Clock::now();
+        for (unsigned i = 0; i < kPerThread; ++i)
+          refs[i] = WeakOpRef(ops[i]);
+        ends[t] = Clock::now();
+        // Destroy only once every thread has stopped its clock.
+        finished.fetch_add(1);
+        while (finished.load() != threads)
+          ;
+        for (Operation *op : ops)
+          op->destroy();
+      });
+    for (std::thread &worker : workers)
+      worker.join();
+    state.SetIterationTime(std::chrono::duration<double>(
+                               *std::max_element(ends.begin(), ends.end()) -
+                               *std::min_element(starts.begin(), starts.end()))
+                               .count());
+  }
+  state.SetItemsProcessed(state.iterations() * threads * kPerThread);
+}
+BENCHMARK(BM_FirstReferenceThreads)->Arg(1)->Arg(2)->UseManualTime();
 
 /// canonicalize over 128 functions, with every op referenced (Arg 1) or none
 /// (Arg 0), on `threads` threads.
