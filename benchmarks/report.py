@@ -1,13 +1,17 @@
 #!/usr/bin/env python3
-"""Turns bench-results/ into a Markdown table of ratios against their targets
-(printed) and a chart of how much of each target's budget was used
-(OUT/chart.png, with python3-matplotlib).
+"""Turns bench-results/llvm-<release>/ into a Markdown report (printed): a
+table of every result, in the build with LLVM's assertions and in the one
+without, next to its target; the curve of heap bytes per referenced op; and,
+function by function, where the instructions the patch adds to code that does
+not use it are. With --chart, also a chart of how much of each target's budget
+was used (python3-matplotlib).
 
   report.py OUT_DIR [--chart PNG]
 """
 import json
 import re
 import statistics
+import subprocess
 import sys
 from pathlib import Path
 
@@ -15,10 +19,14 @@ out = Path(sys.argv[1])
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import targets  # noqa: E402  (benchmarks/targets.json, the one table of targets)
 
-# OUT_DIR is bench-results/llvm-<release>.
+# OUT_DIR is bench-results/llvm-<release>, with one folder per build flavour.
 RELEASE = out.resolve().name.removeprefix("llvm-")
-rows = []  # (metric, measured, target, ok)
-budget = []  # (metric, share of the target's budget used, ok)
+FLAVORS = [f for f in ("assertions", "release") if (out / f / "instructions.txt").exists()]
+if not FLAVORS:
+    raise SystemExit(f"{out} has no results (assertions/ or release/); run benchmarks/run.sh")
+
+# metric -> flavour -> (text, target, ok, share of the budget used or None)
+results = {}
 
 
 def budget_used(value, target):
@@ -36,122 +44,157 @@ def budget_used(value, target):
     return value / bound
 
 
-def add_target(metric, value, fmt, name, unit="x"):
-    """Adds a row whose target is targets.json's `name` ("x": a ratio)."""
-    t = targets.target(name, RELEASE)
-    add(metric, value, fmt, "(report)" if t is None else t + unit,
-        targets.met(value, name, RELEASE))
+def add(flavor, metric, value, fmt, name, unit="x", note=""):
+    """Records `metric` in `flavor`; its target is targets.json's `name`."""
+    t = targets.target(name, RELEASE, flavor)
+    target = "(report)" if t is None else t + unit
+    ok = targets.met(value, name, RELEASE, flavor)
+    results.setdefault(metric, {})[flavor] = (
+        fmt.format(value) + note, target, ok, budget_used(value, target))
 
 
-def add(metric, value, fmt, target, ok):
-    rows.append((metric, fmt.format(value), target, "yes" if ok else "**no**"))
-    used = budget_used(value, target)
-    if used is not None:
-        budget.append((metric, used, ok))
-
-
-for line in (out / "instructions.txt").read_text().splitlines():
-    *workload, base, patched = line.split()
-    ratio = int(patched) / int(base)
-    name, count = " ".join(workload[:-1]), int(workload[-1])
-    label = {"create-erase": "bare create + destroy",
-             "create-erase-arith": "create (OpBuilder) + erase of `arith.addi`",
-             "canonicalize": "parse + canonicalize"}.get(name, name)
-    add_target(f"instructions, patched/baseline: {label}, {count:,} ops",
-               ratio, "{:.4f}", "instructions, patched/baseline", unit="")
-
-runs = json.loads((out / "core.json").read_text())["benchmarks"]
-
-
-def iterations(results, name):
-    found = [b for b in results
+def iterations(runs, name):
+    found = [b for b in runs
              if b.get("run_name", b["name"]) == name and b.get("run_type") == "iteration"]
     if not found:
         raise SystemExit(f"no results for {name}")
     return found
 
 
-def median(name, field="real_time", results=None):
-    return statistics.median(b[field] for b in iterations(results or runs, name))
+def median(runs, name, field="real_time"):
+    return statistics.median(b[field] for b in iterations(runs, name))
 
 
-def ns_per_item(name, results=None):
-    return statistics.median(1e9 / b["items_per_second"]
-                             for b in iterations(results or runs, name))
+def ns_per_item(runs, name):
+    return statistics.median(1e9 / b["items_per_second"] for b in iterations(runs, name))
 
 
-get_live = ns_per_item("BM_RefGetLive")
-get_dead = ns_per_item("BM_RefGetDead")
-lock = ns_per_item("BM_WeakPtrLock")
-registry = ns_per_item("BM_RegistryLookup")
-create = ns_per_item("BM_RefCreateFirst/manual_time")
-copy = ns_per_item("BM_RefCopy")
-destroy0 = ns_per_item("BM_DestroyOp/0/manual_time")
-destroy1 = ns_per_item("BM_DestroyOp/1/manual_time")
-# Measured one size per process (run.sh): memory-<count>.json.
-mems = {b["name"].split("/")[1]: b["bytes_per_ref_op"]
-        for path in sorted(out.glob("memory-*.json"))
-        for b in json.loads(path.read_text())["benchmarks"]
-        if b["name"].startswith("BM_MemoryPerReferencedOp/") and b.get("run_type") == "iteration"}
-
-add_target("`get()` on a live ref vs `std::weak_ptr::lock` (speed-up)", lock / get_live, "{:.1f}x",
-           "get() live vs std::weak_ptr::lock (speed-up)")
-add_target("`get()` on a dead ref vs `std::weak_ptr::lock` (speed-up)", lock / get_dead, "{:.1f}x",
-           "get() dead vs std::weak_ptr::lock (speed-up)")
-add_target("`get()` vs a mutex + `DenseMap<Operation *, T>` registry lookup (speed-up)",
-           registry / get_live, "{:.1f}x", "get() vs mutex + DenseMap registry lookup (speed-up)")
-add_target("first reference to an op (ns)", create, "{:.1f}", "first reference to an op (ns)", unit="")
-add_target("copy + drop of an extra reference (ns)", copy, "{:.1f}",
-           "copy + drop of an extra reference (ns)", unit="")
-add_target("invalidation: destroying a referenced op minus an unreferenced one (ns)", destroy1 - destroy0,
-           "{:.1f}", "invalidation: destroy referenced - unreferenced op (ns)", unit="")
-for count, mem in sorted(mems.items(), key=lambda kv: int(kv[0])):
-    add_target(f"heap bytes per referenced op (control block + table entry), {int(count):,} ops",
-               mem, "{:.1f}", "heap bytes per referenced op", unit="")
-for threads in (1, 2):
-    none = median(f"BM_ParallelCanonicalize/0/{threads}")
-    every = median(f"BM_ParallelCanonicalize/1/{threads}")
-    add_target(f"canonicalize 128 functions, every op referenced / none, {threads} thread(s)",
-               every / none, "{:.3f}x", "parallel canonicalize, every op referenced / none")
-
-ext = json.loads((out / "extension.json").read_text())["benchmarks"]
+LABELS = {"create-erase": "bare create + destroy",
+          "create-erase-arith": "create (OpBuilder) + erase of `arith.addi`",
+          "canonicalize": "parse + canonicalize"}
+memory_curves = {}  # flavour -> {count: bytes}
 
 
-def ext_ns(name):
-    return ns_per_item(name, ext)
+def collect(flavor):
+    d = out / flavor
+    for line in (d / "instructions.txt").read_text().splitlines():
+        *workload, base, patched = line.split()
+        name, count = " ".join(workload[:-1]), int(workload[-1])
+        target = ("instructions, patched/baseline: bare create + destroy"
+                  if name == "create-erase" else "instructions, patched/baseline")
+        add(flavor, f"instructions, patched/baseline: {LABELS.get(name, name)}, {count:,} ops",
+            int(patched) / int(base), "{:.4f}", target, unit="")
+
+    runs = json.loads((d / "core.json").read_text())["benchmarks"]
+    get_live = ns_per_item(runs, "BM_RefGetLive")
+    lock = ns_per_item(runs, "BM_WeakPtrLock")
+    add(flavor, "`get()` on a live ref vs `std::weak_ptr::lock` (speed-up)", lock / get_live,
+        "{:.1f}x", "get() live vs std::weak_ptr::lock (speed-up)", unit="")
+    add(flavor, "`get()` on a dead ref vs `std::weak_ptr::lock` (speed-up)",
+        lock / ns_per_item(runs, "BM_RefGetDead"), "{:.1f}x",
+        "get() dead vs std::weak_ptr::lock (speed-up)", unit="")
+    add(flavor, "`get()` vs a mutex + `DenseMap<Operation *, T>` registry lookup (speed-up)",
+        ns_per_item(runs, "BM_RegistryLookup") / get_live, "{:.1f}x",
+        "get() vs mutex + DenseMap registry lookup (speed-up)", unit="")
+    add(flavor, "first reference to an op (ns)", ns_per_item(runs, "BM_RefCreateFirst/manual_time"),
+        "{:.1f}", "first reference to an op (ns)", unit="")
+    one = ns_per_item(runs, "BM_FirstReferenceThreads/1/manual_time")
+    two = ns_per_item(runs, "BM_FirstReferenceThreads/2/manual_time")
+    add(flavor, "first references to disjoint ops of one context: throughput on 2 threads / 1 thread",
+        one / two, "{:.2f}x", "first references to disjoint ops, 2 threads / 1 thread (throughput)",
+        unit="", note=f" ({1e3 / one:.0f} / {1e3 / two:.0f} M/s)")
+    add(flavor, "copy + drop of an extra reference (ns)", ns_per_item(runs, "BM_RefCopy"),
+        "{:.1f}", "copy + drop of an extra reference (ns)", unit="")
+    add(flavor, "invalidation: destroying a referenced op minus an unreferenced one (ns)",
+        ns_per_item(runs, "BM_DestroyOp/1/manual_time")
+        - ns_per_item(runs, "BM_DestroyOp/0/manual_time"),
+        "{:.1f}", "invalidation: destroy referenced - unreferenced op (ns)", unit="")
+    # Measured one size per process (run.sh): memory-<count>.json.
+    curve = {int(b["name"].split("/")[1]): b["bytes_per_ref_op"]
+             for path in d.glob("memory-*.json")
+             for b in json.loads(path.read_text())["benchmarks"]
+             if b["name"].startswith("BM_MemoryPerReferencedOp/")
+             and b.get("run_type") == "iteration"}
+    memory_curves[flavor] = curve
+    worst = max(curve, key=curve.get)
+    add(flavor, f"heap bytes per referenced op (control block + table entry), worst of "
+        f"{len(curve)} table sizes from {min(curve):,} to {max(curve):,}",
+        curve[worst], "{:.1f}", "heap bytes per referenced op", unit="",
+        note=f" (at {worst:,})")
+    for threads in (1, 2):
+        none = median(runs, f"BM_ParallelCanonicalize/0/{threads}")
+        every = median(runs, f"BM_ParallelCanonicalize/1/{threads}")
+        add(flavor, f"canonicalize 128 functions, every op referenced / none, {threads} thread(s)",
+            every / none, "{:.3f}x", "parallel canonicalize, every op referenced / none")
+
+    ext = json.loads((d / "extension.json").read_text())["benchmarks"]
+    dense_insert = ns_per_item(ext, "BM_InsertDenseMap/manual_time")
+    add(flavor, "`WeakOpMap` lookup / `DenseMap<Operation *, T>` lookup",
+        ns_per_item(ext, "BM_LookupWeakOpMap") / ns_per_item(ext, "BM_LookupDenseMap"),
+        "{:.2f}x", "WeakOpMap lookup / DenseMap lookup")
+    add(flavor, "`WeakOpMap` insert of fresh ops (first reference included) / `DenseMap` insert",
+        ns_per_item(ext, "BM_InsertWeakOpMap/manual_time") / dense_insert, "{:.2f}x",
+        "WeakOpMap insert of fresh ops / DenseMap insert")
+    add(flavor, "`WeakOpMap` insert of already-referenced ops / `DenseMap` insert",
+        ns_per_item(ext, "BM_InsertWeakOpMapReferenced/manual_time") / dense_insert, "{:.2f}x",
+        "WeakOpMap insert of referenced ops / DenseMap insert")
+    add(flavor, "canonicalize 64 functions, all ops referenced: provenance on / off",
+        median(ext, "BM_CanonicalizeProvenance/1") / median(ext, "BM_CanonicalizeProvenance/0"),
+        "{:.3f}x", "canonicalize, provenance on / off")
+
+    python_results = d / "python.json"
+    if python_results.exists():
+        for r in json.loads(python_results.read_text()):
+            if "patched_instr" in r:
+                add(flavor, f"Python {r['metric']}, patched/baseline", r["ratio"], "{:.3f}x",
+                    r["target"])
+            elif "ratio" in r:
+                add(flavor, f"Python: {r['metric']}, patched/baseline", r["ratio"], "{:.3f}x",
+                    r["target"], note=f" ({r['patched_ms']:.1f} / {r['baseline_ms']:.1f} ms)")
+            else:
+                results.setdefault(f"Python: {r['metric']}, patched / baseline", {})[flavor] = (
+                    f"{r['patched']:.0f} / {r['baseline']:.0f}", "(report)", True, None)
 
 
-def ext_median(name):
-    return median(name, results=ext)
+def function_costs(profile):
+    """Self instructions per function in a callgrind profile."""
+    text = subprocess.run(["callgrind_annotate", "--threshold=100", str(profile)],
+                          capture_output=True, text=True, check=True).stdout
+    costs = {}
+    for line in text.splitlines():
+        m = re.match(r"\s*([0-9,]+) \([ 0-9.]+%\)\s+(.*?)(?: \[[^]]*\])?$", line)
+        if m and "PROGRAM TOTALS" not in m.group(2):
+            name = re.sub(r"^(\?\?\?|[^:]*):", "", m.group(2), count=1)
+            costs[name] = costs.get(name, 0) + int(m.group(1).replace(",", ""))
+    return costs
 
 
-lookup = ext_ns("BM_LookupWeakOpMap") / ext_ns("BM_LookupDenseMap")
-add_target("`WeakOpMap` lookup / `DenseMap<Operation *, T>` lookup", lookup, "{:.2f}x",
-           "WeakOpMap lookup / DenseMap lookup")
-insert = ext_ns("BM_InsertWeakOpMap/manual_time") / ext_ns("BM_InsertDenseMap/manual_time")
-add_target("`WeakOpMap` insert of fresh ops (first reference included) / `DenseMap` insert",
-           insert, "{:.2f}x", "WeakOpMap insert of fresh ops / DenseMap insert")
-insert_ref = ext_ns("BM_InsertWeakOpMapReferenced/manual_time") / ext_ns("BM_InsertDenseMap/manual_time")
-add_target("`WeakOpMap` insert of already-referenced ops / `DenseMap` insert",
-           insert_ref, "{:.2f}x", "WeakOpMap insert of referenced ops / DenseMap insert")
-prov = ext_median("BM_CanonicalizeProvenance/1") / ext_median("BM_CanonicalizeProvenance/0")
-add_target("canonicalize 64 functions, all ops referenced: provenance on / off", prov, "{:.3f}x",
-           "canonicalize, provenance on / off")
+def where_added(flavor, limit=8):
+    """Lines naming the functions whose instruction counts differ most
+    between the patched and the baseline profile of each workload."""
+    lines = []
+    d = out / flavor
+    for line in (d / "instructions.txt").read_text().splitlines():
+        *workload, base, patched = line.split()
+        name, count = " ".join(workload[:-1]), int(workload[-1])
+        pb, pp = d / f"callgrind-{name}-baseline.out", d / f"callgrind-{name}-patched.out"
+        if not (pb.exists() and pp.exists()):
+            continue
+        cb, cp = function_costs(pb), function_costs(pp)
+        diff = {f: cp.get(f, 0) - cb.get(f, 0) for f in set(cb) | set(cp)}
+        diff = {f: v for f, v in diff.items() if v}
+        total = (int(patched) - int(base)) / count
+        lines.append(f"- **{LABELS.get(name, name)}** ({flavor}): {total:+.2f} instructions "
+                     f"per op in all ({int(base) / count:.1f} -> {int(patched) / count:.1f}); "
+                     "largest differences per op:")
+        for f, v in sorted(diff.items(), key=lambda kv: -abs(kv[1]))[:limit]:
+            short = f if len(f) <= 110 else f[:107] + "..."
+            lines.append(f"  - `{short}`: {v / count:+.2f}")
+    return lines
 
-python_results = out / "python.json"
-if python_results.exists():
-    for r in json.loads(python_results.read_text()):
-        if "patched_instr" in r:
-            add_target(f"Python {r['metric']}, patched/baseline", r["ratio"], "{:.3f}x",
-                       r["target"])
-        elif "ratio" in r:
-            add_target(f"Python: {r['metric']}, patched/baseline "
-                       f"({r['patched_ms']:.1f} / {r['baseline_ms']:.1f} ms)", r["ratio"],
-                       "{:.3f}x", r["target"])
-        else:
-            add(f"Python: {r['metric']}, patched (baseline {r['baseline']:.0f})",
-                r["patched"], "{:.0f}", "(report)", True)
 
+for flavor in FLAVORS:
+    collect(flavor)
 
 
 def chart(path):
@@ -160,25 +203,27 @@ def chart(path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    labels = [re.sub(r" \(([0-9.]+ / [0-9.]+ ms)\)", "", m).replace("`", "")
-              for m, _, _ in budget]
-    values = [u for _, u, _ in budget]
+    bars = [(f"{re.sub(r'`', '', metric)} [{flavor}]", v[3], v[2])
+            for metric, by_flavor in results.items()
+            for flavor, v in by_flavor.items() if v[3] is not None]
+    labels = [b[0] for b in bars]
+    values = [b[1] for b in bars]
     floor = 0.02  # zero overhead (or a speed-up) is drawn at the floor
-    colors = ["#3a7d44" if ok else "#c0392b" for _, _, ok in budget]
-    fig, ax = plt.subplots(figsize=(10, 0.3 * len(budget) + 1.4))
-    y = list(range(len(budget)))[::-1]
+    colors = ["#3a7d44" if ok else "#c0392b" for _, _, ok in bars]
+    fig, ax = plt.subplots(figsize=(11, 0.25 * len(bars) + 1.4))
+    y = list(range(len(bars)))[::-1]
     ax.barh(y, [max(v, floor) for v in values], color=colors)
     ax.axvline(1.0, color="black", linewidth=1)
     ax.set_yticks(y)
-    ax.set_yticklabels(labels, fontsize=7)
+    ax.set_yticklabels(labels, fontsize=6)
     ax.set_xscale("log")
     ax.set_xlim(floor / 1.5, max(values) * 3)
     ax.set_xlabel("share of the target's budget used (log scale; 1 = on target)", fontsize=8)
-    ax.set_title("mlir-weakref benchmarks vs targets: green met, red missed.\n"
+    ax.set_title(f"mlir-weakref {RELEASE} benchmarks vs targets: green met, red missed.\n"
                  "Ratio targets (e.g. <= 1.05x): measured overhead / allowed overhead;\n"
                  "speed-ups (>= 5x): target / measured", fontsize=8)
     for yi, v in zip(y, values):
-        ax.text(max(v, floor) * 1.08, yi, f"{v:.2f}", va="center", fontsize=6)
+        ax.text(max(v, floor) * 1.08, yi, f"{v:.2f}", va="center", fontsize=5)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
 
@@ -186,7 +231,32 @@ def chart(path):
 if "--chart" in sys.argv:
     chart(sys.argv[sys.argv.index("--chart") + 1])
 
-print("| metric | measured | target | met |")
-print("|---|---|---|---|")
-for r in rows:
-    print("| " + " | ".join(r) + " |")
+print("| metric | " + " | ".join(f"{f} build" for f in FLAVORS) + " | target | met |")
+print("|---|" + "---|" * len(FLAVORS) + "---|---|")
+for metric, by_flavor in results.items():
+    cells = [by_flavor[f][0] if f in by_flavor else "-" for f in FLAVORS]
+    tgts = sorted({v[1] for v in by_flavor.values()})
+    tgt = " / ".join(f"{v[1]} ({f})" for f, v in by_flavor.items()) if len(tgts) > 1 else tgts[0]
+    missed = [f for f, v in by_flavor.items() if not v[2]]
+    met = "yes" if not missed else "**no**" + ("" if len(missed) == len(by_flavor)
+                                              else f" ({', '.join(missed)})")
+    print(f"| {metric} | " + " | ".join(cells) + f" | {tgt} | {met} |")
+
+print()
+print("Heap bytes per referenced op by table size (each size in a fresh process):")
+print()
+sizes = sorted({n for c in memory_curves.values() for n in c})
+print("| references | " + " | ".join(f"{f} build" for f in FLAVORS) + " |")
+print("|---|" + "---|" * len(FLAVORS))
+for n in sizes:
+    print(f"| {n:,} | " + " | ".join(
+        f"{memory_curves[f][n]:.1f}" if n in memory_curves.get(f, {}) else "-"
+        for f in FLAVORS) + " |")
+
+added = [line for f in FLAVORS for line in where_added(f)]
+if added:
+    print()
+    print("Where the instructions added to code that uses no weak reference are "
+          "(callgrind, self instructions per op, patched minus baseline):")
+    print()
+    print("\n".join(added))

@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # benchmarks/run.sh -- every benchmark of this project, from one command.
-# Builds the patched and the baseline trees (cached), then prints each ratio
-# next to its target. Results go to bench-results/llvm-<release>/: the raw measurements,
-# report.md (the table) and chart.png (each result against its target).
+# Builds the patched and the baseline trees (cached), with and without LLVM's
+# assertions, then prints each ratio, in both builds, next to its target.
+# Results go to bench-results/llvm-<release>/: the raw measurements (one
+# folder per build flavour), report.md (the table, the memory curve and where
+# the added instructions are) and chart.png (each result against its target).
 #
 #   [LLVM_VERSION=19.1.7] benchmarks/run.sh [--quick] [--readme] [--no-setup]
+#                                           [--flavor assertions|release]
 #     --quick    fewer ops and repetitions
 #     --no-setup measure the trees as they are (no setup.sh run)
+#     --flavor   measure one build flavour only (default: both)
 #     --readme   also put the table into docs/BENCHMARKS.md (between its
 #                benchmark-table markers) and the chart into docs/
 set -euo pipefail
@@ -14,8 +18,16 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 QUICK=0
 README=0
 SETUP=1
-for arg in "$@"; do
+FLAVORS=(assertions release)
+while (($#)); do
+  arg=$1
+  shift
   case $arg in
+  --flavor)
+    [[ ${1:-} == assertions || ${1:-} == release ]] || { echo "run.sh: error: --flavor takes assertions or release" >&2; exit 2; }
+    FLAVORS=("$1")
+    shift
+    ;;
   --quick) QUICK=1 ;;
   --no-setup) SETUP=0 ;;
   --readme) README=1 ;;
@@ -35,70 +47,89 @@ if ! /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-matplotlib >/dev/null
 fi
 
-if ((SETUP)); then
-  "$ROOT/setup.sh" --no-demo >"$OUT/setup-patched.log" 2>&1 || { tail -20 "$OUT/setup-patched.log"; exit 1; }
-  "$ROOT/setup.sh" --no-demo --baseline >"$OUT/setup-baseline.log" 2>&1 || { tail -20 "$OUT/setup-baseline.log"; exit 1; }
-fi
-PATCHED=$("$ROOT/setup.sh" --print-build-dir)
-BASELINE=$("$ROOT/setup.sh" --baseline --print-build-dir)
-
-# Zero cost when unused: instructions executed inside weakref_workload(),
-# counted by callgrind (deterministic; perf counters are not available on
-# every machine here).
-count_instructions() { # binary args...
+count_instructions() { # profile binary args...
+  local profile=$1
+  shift
   valgrind --tool=callgrind --toggle-collect=weakref_workload \
-    --callgrind-out-file=/dev/null "$@" 2>&1 |
+    --callgrind-out-file="$profile" "$@" 2>&1 |
     sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
 }
 N_CREATE=1000000
 N_CANON=100000
 ((QUICK)) && N_CREATE=100000 && N_CANON=20000
-echo "counting instructions with callgrind (patched vs baseline, same flags)..."
-{
-  for w in "create-erase $N_CREATE" "create-erase-arith $N_CREATE" "canonicalize $N_CANON"; do
-    # shellcheck disable=SC2086
-    b=$(count_instructions "$BASELINE/bin/weakref-workload" $w)
-    # shellcheck disable=SC2086
-    p=$(count_instructions "$PATCHED/bin/weakref-workload" $w)
-    echo "$w $b $p"
-  done
-} >"$OUT/instructions.txt"
-
 reps=5
 ((QUICK)) && reps=2
-for bench in core extension; do
-  echo "running weakref-$bench-bench (Google Benchmark, $reps repetitions, interleaved)..."
-  filter=()
-  [[ $bench == core ]] && filter=(--benchmark_filter=-BM_MemoryPerReferencedOp)
-  "$PATCHED/bin/weakref-$bench-bench" --benchmark_repetitions=$reps \
-    --benchmark_min_time=0.2 \
-    --benchmark_enable_random_interleaving=true "${filter[@]}" \
-    --benchmark_out="$OUT/$bench.json" --benchmark_out_format=json >/dev/null
-done
-# Memory per referenced op: each size in a process of its own. Control
-# blocks come from per-shard pools that keep their slabs, so in a process
-# that made references before, new ones reuse that memory and the heap
-# barely grows (an undercount).
-echo "measuring heap bytes per referenced op (one process per size)..."
-rm -f "$OUT"/memory-*.json
-# The sizes are the benchmark's own (its Args in CoreBench.cpp).
-for n in $("$PATCHED/bin/weakref-core-bench" --benchmark_list_tests \
-    --benchmark_filter='^BM_MemoryPerReferencedOp/' | cut -d/ -f2); do
-  "$PATCHED/bin/weakref-core-bench" --benchmark_filter="^BM_MemoryPerReferencedOp/$n/" \
-    --benchmark_out="$OUT/memory-$n.json" --benchmark_out_format=json >/dev/null
-done
+# Each flavour of the trees: with LLVM's assertions (the trees the tests use)
+# and without them (LLVM_ENABLE_ASSERTIONS=OFF, as distributions ship LLVM).
+# Every measurement is taken in both, patched next to baseline.
+declare -A FLAVOR_ASSERTIONS=([assertions]=ON [release]=OFF)
+measure() { # flavour
+  local flavor=$1 FOUT=$OUT/$1
+  export ASSERTIONS=${FLAVOR_ASSERTIONS[$flavor]}
+  mkdir -p "$FOUT"
+  echo "== $flavor build (LLVM_ENABLE_ASSERTIONS=$ASSERTIONS) =="
+  if ((SETUP)); then
+    "$ROOT/setup.sh" --no-demo >"$FOUT/setup-patched.log" 2>&1 || { tail -20 "$FOUT/setup-patched.log"; exit 1; }
+    "$ROOT/setup.sh" --no-demo --baseline >"$FOUT/setup-baseline.log" 2>&1 || { tail -20 "$FOUT/setup-baseline.log"; exit 1; }
+  fi
+  local PATCHED BASELINE
+  PATCHED=$("$ROOT/setup.sh" --print-build-dir)
+  BASELINE=$("$ROOT/setup.sh" --baseline --print-build-dir)
+  [[ -x $PATCHED/bin/weakref-workload && -x $BASELINE/bin/weakref-workload ]] ||
+    { echo "run.sh: error: no $flavor builds ($PATCHED, $BASELINE); run without --no-setup" >&2; exit 1; }
 
-if [[ -d $PATCHED/python_packages/mlir_core && -d $BASELINE/python_packages/mlir_core ]]; then
-  echo "running the Python benchmarks (patched vs baseline bindings, alternating)..."
-  # Snapshots: a rebuild of a package during the run cannot mix versions.
-  rm -rf "$OUT/packages"
-  mkdir -p "$OUT/packages"
-  cp -a "$PATCHED/python_packages/mlir_core" "$OUT/packages/patched"
-  cp -a "$BASELINE/python_packages/mlir_core" "$OUT/packages/baseline"
-  /usr/bin/python3 "$ROOT/benchmarks/python_bench.py" "$OUT/packages/patched" \
-    "$OUT/packages/baseline" --reps "$reps" --instructions --json "$OUT/python.json" \
-    --release "$RELEASE" >/dev/null
-fi
+  # Zero cost when unused: instructions executed inside weakref_workload(),
+  # counted by callgrind (deterministic; perf counters are not available on
+  # every machine here). The profiles are kept: report.py shows, function by
+  # function, where the added instructions are.
+  echo "counting instructions with callgrind (patched vs baseline, same flags)..."
+  rm -f "$FOUT"/callgrind-*.out
+  local w b p
+  for w in "create-erase $N_CREATE" "create-erase-arith $N_CREATE" "canonicalize $N_CANON"; do
+    # shellcheck disable=SC2086
+    b=$(count_instructions "$FOUT/callgrind-${w%% *}-baseline.out" "$BASELINE/bin/weakref-workload" $w)
+    # shellcheck disable=SC2086
+    p=$(count_instructions "$FOUT/callgrind-${w%% *}-patched.out" "$PATCHED/bin/weakref-workload" $w)
+    echo "$w $b $p"
+  done >"$FOUT/instructions.txt"
+
+  local bench filter n
+  for bench in core extension; do
+    echo "running weakref-$bench-bench (Google Benchmark, $reps repetitions, interleaved)..."
+    filter=()
+    [[ $bench == core ]] && filter=(--benchmark_filter=-BM_MemoryPerReferencedOp)
+    "$PATCHED/bin/weakref-$bench-bench" --benchmark_repetitions=$reps \
+      --benchmark_min_time=0.2 \
+      --benchmark_enable_random_interleaving=true "${filter[@]}" \
+      --benchmark_out="$FOUT/$bench.json" --benchmark_out_format=json >/dev/null
+  done
+  # Memory per referenced op: each size in a process of its own. Control
+  # blocks come from per-shard pools that keep their slabs, so in a process
+  # that made references before, new ones reuse that memory and the heap
+  # barely grows (an undercount).
+  echo "measuring heap bytes per referenced op (one process per size)..."
+  rm -f "$FOUT"/memory-*.json
+  # The sizes are the benchmark's own (its Args in CoreBench.cpp).
+  for n in $("$PATCHED/bin/weakref-core-bench" --benchmark_list_tests \
+      --benchmark_filter='^BM_MemoryPerReferencedOp/' | cut -d/ -f2); do
+    "$PATCHED/bin/weakref-core-bench" --benchmark_filter="^BM_MemoryPerReferencedOp/$n/" \
+      --benchmark_out="$FOUT/memory-$n.json" --benchmark_out_format=json >/dev/null
+  done
+
+  if [[ -d $PATCHED/python_packages/mlir_core && -d $BASELINE/python_packages/mlir_core ]]; then
+    echo "running the Python benchmarks (patched vs baseline bindings, alternating)..."
+    # Snapshots: a rebuild of a package during the run cannot mix versions.
+    rm -rf "$FOUT/packages"
+    mkdir -p "$FOUT/packages"
+    cp -a "$PATCHED/python_packages/mlir_core" "$FOUT/packages/patched"
+    cp -a "$BASELINE/python_packages/mlir_core" "$FOUT/packages/baseline"
+    /usr/bin/python3 "$ROOT/benchmarks/python_bench.py" "$FOUT/packages/patched" \
+      "$FOUT/packages/baseline" --reps "$reps" --instructions --json "$FOUT/python.json" \
+      --release "$RELEASE" >/dev/null
+    rm -rf "$FOUT/packages"
+  fi
+}
+for flavor in "${FLAVORS[@]}"; do measure "$flavor"; done
 
 /usr/bin/python3 "$ROOT/benchmarks/report.py" "$OUT" --chart "$OUT/chart.png" | tee "$OUT/report.md"
 echo "chart: $OUT/chart.png"

@@ -7,15 +7,18 @@ with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "targets.json
     _TARGETS = json.load(_f)
 
 
-def target(name, release):
-    """The target of `name` for `release` ('<= 1.05', '>= 5', or None)."""
+def target(name, release, flavor=None):
+    """The target of `name` for `release` and build `flavor` ('<= 1.05',
+    '>= 5', or None). An object gives one per release or per flavour."""
     t = _TARGETS[name]
-    return t[release] if isinstance(t, dict) else t
+    if isinstance(t, dict):
+        return t[flavor] if flavor in t else t[release]
+    return t
 
 
-def met(value, name, release):
+def met(value, name, release, flavor=None):
     """Whether `value` meets the target of `name` (True when it has none)."""
-    t = target(name, release)
+    t = target(name, release, flavor)
     if t is None:
         return True
     op, n = re.match(r"(<=|>=) ([0-9.]+)$", t).groups()
