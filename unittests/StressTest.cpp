@@ -140,3 +140,65 @@ TEST(StressTest, PassManagerAndReferenceThreadsShareAContext) {
   EXPECT_EQ(passDeaths, kRounds * 64);
 }
 } // namespace
+
+TEST(StressTest, TableIdsRecycledWhileOtherContextsRelease) {
+  // Control blocks name their table by an id that destroyed contexts give
+  // back and new contexts reuse. One thread creates and destroys contexts
+  // (with references into them) as fast as it can, while two others keep
+  // making and dropping the first and last references to ops of a context
+  // that lives throughout: every last release looks its table up by id
+  // while ids are being handed out and given back. Run under
+  // ThreadSanitizer (build-thread) this checks the registry's
+  // happens-before argument; in any build, that every release finds its own
+  // table (releaseLast asserts the entry was there).
+  MLIRContext stable;
+  stable.allowUnregisteredDialects();
+  std::vector<Operation *> ops;
+  for (int i = 0; i < 64; ++i)
+    ops.push_back(Operation::create(
+        OperationState(UnknownLoc::get(&stable), "test.stable")));
+  std::atomic<bool> done = false;
+  std::atomic<unsigned> wrong = 0;
+  std::thread churn([&] {
+    for (int round = 0; round < 300; ++round) {
+      WeakOpRef outliving;
+      {
+        MLIRContext context;
+        context.allowUnregisteredDialects();
+        Operation *op = Operation::create(
+            OperationState(UnknownLoc::get(&context), "test.churn"));
+        WeakOpRef ref(op);
+        if (round % 2)
+          outliving = ref;
+        else
+          ref.reset(); // the last release of a live op's reference
+        op->destroy();
+      }
+      // A dead block released after its table gave its id back.
+      EXPECT_TRUE(outliving.isNull() || outliving.isExpired());
+    }
+    done = true;
+  });
+  auto releaser = [&](unsigned offset) {
+    while (!done.load()) {
+      for (unsigned i = offset; i < ops.size(); i += 2) {
+        WeakOpRef ref(ops[i]);
+        if (ref.get() != ops[i] || ref.getUseCount() != 1)
+          ++wrong;
+      }
+    }
+  };
+  std::thread a(releaser, 0), b(releaser, 1);
+  churn.join();
+  a.join();
+  b.join();
+  EXPECT_EQ(wrong.load(), 0u);
+  // Every op's table is intact: a reference is still a first one, and
+  // destruction invalidates it.
+  for (Operation *op : ops) {
+    WeakOpRef ref(op);
+    EXPECT_EQ(ref.getUseCount(), 1u);
+    op->destroy();
+    EXPECT_TRUE(ref.isExpired());
+  }
+}
