@@ -212,6 +212,10 @@ BENCHMARK(BM_MemoryPerReferencedOp)->Apply(memorySizes)->Iterations(1);
 /// that on 1: shard contention, measured.
 static void BM_FirstReferenceThreads(benchmark::State &state) {
   const unsigned threads = state.range(0);
+  // Arg 1 = 1: the control, the same loop storing each op's location instead
+  // of referencing it (it writes the same cache lines): how well this
+  // machine scales a loop over per-thread memory at all.
+  const bool control = state.range(1);
   constexpr unsigned kPerThread = 1 << 15;
   MLIRContext context;
   context.allowUnregisteredDialects();
@@ -230,8 +234,17 @@ static void BM_FirstReferenceThreads(benchmark::State &state) {
         while (arrived.load() != threads)
           ;
         starts[t] = Clock::now();
-        for (unsigned i = 0; i < kPerThread; ++i)
-          refs[i] = WeakOpRef(ops[i]);
+        if (control) {
+          // Eight passes: long enough that the threads' start skew does not
+          // count.
+          Location loc = UnknownLoc::get(&context);
+          for (unsigned pass = 0; pass < 8; ++pass)
+            for (unsigned i = 0; i < kPerThread; ++i)
+              ops[i]->setLoc(loc);
+        } else {
+          for (unsigned i = 0; i < kPerThread; ++i)
+            refs[i] = WeakOpRef(ops[i]);
+        }
         ends[t] = Clock::now();
         // Destroy only once every thread has stopped its clock.
         finished.fetch_add(1);
@@ -247,9 +260,12 @@ static void BM_FirstReferenceThreads(benchmark::State &state) {
                                *std::min_element(starts.begin(), starts.end()))
                                .count());
   }
-  state.SetItemsProcessed(state.iterations() * threads * kPerThread);
+  state.SetItemsProcessed(state.iterations() * threads * kPerThread *
+                          (control ? 8 : 1));
 }
-BENCHMARK(BM_FirstReferenceThreads)->Arg(1)->Arg(2)->UseManualTime();
+BENCHMARK(BM_FirstReferenceThreads)
+    ->ArgsProduct({{1, 2}, {0, 1}})
+    ->UseManualTime();
 
 /// canonicalize over 128 functions, with every op referenced (Arg 1) or none
 /// (Arg 0), on `threads` threads.

@@ -98,11 +98,16 @@ def collect(flavor):
         "get() vs mutex + DenseMap registry lookup (speed-up)", unit="")
     add(flavor, "first reference to an op (ns)", ns_per_item(runs, "BM_RefCreateFirst/manual_time"),
         "{:.1f}", "first reference to an op (ns)", unit="")
-    one = ns_per_item(runs, "BM_FirstReferenceThreads/1/manual_time")
-    two = ns_per_item(runs, "BM_FirstReferenceThreads/2/manual_time")
+    one = ns_per_item(runs, "BM_FirstReferenceThreads/1/0/manual_time")
+    two = ns_per_item(runs, "BM_FirstReferenceThreads/2/0/manual_time")
     add(flavor, "first references to disjoint ops of one context: throughput on 2 threads / 1 thread",
         one / two, "{:.2f}x", "first references to disjoint ops, 2 threads / 1 thread (throughput)",
-        unit="", note=f" ({1e3 / one:.0f} / {1e3 / two:.0f} M/s)")
+        unit="", note=f" ({1e3 / two:.1f} / {1e3 / one:.1f} M/s)")
+    one = ns_per_item(runs, "BM_FirstReferenceThreads/1/1/manual_time")
+    two = ns_per_item(runs, "BM_FirstReferenceThreads/2/1/manual_time")
+    add(flavor, "control for the row above: the same threads storing each op's location instead",
+        one / two, "{:.2f}x", "first references, control loop: 2 threads / 1 thread (throughput)",
+        unit="")
     add(flavor, "copy + drop of an extra reference (ns)", ns_per_item(runs, "BM_RefCopy"),
         "{:.1f}", "copy + drop of an extra reference (ns)", unit="")
     add(flavor, "invalidation: destroying a referenced op minus an unreferenced one (ns)",
