@@ -6,7 +6,11 @@ function by function, where the instructions the patch adds to code that does
 not use it are. With --chart, also a chart of how much of each target's budget
 was used (python3-matplotlib).
 
-  report.py OUT_DIR [--chart PNG]
+  report.py OUT_DIR [--chart PNG] [--flavors assertions,release]
+
+--flavors names the build flavours to report (run.sh passes those it just
+measured, so that a one-flavour run does not report an older run of the
+other); by default, every flavour OUT_DIR has results for.
 """
 import json
 import re
@@ -22,6 +26,12 @@ import targets  # noqa: E402  (benchmarks/targets.json, the one table of targets
 # OUT_DIR is bench-results/llvm-<release>, with one folder per build flavour.
 RELEASE = out.resolve().name.removeprefix("llvm-")
 FLAVORS = [f for f in ("assertions", "release") if (out / f / "instructions.txt").exists()]
+if "--flavors" in sys.argv:
+    wanted = sys.argv[sys.argv.index("--flavors") + 1].split(",")
+    missing = [f for f in wanted if f not in FLAVORS]
+    if missing:
+        raise SystemExit(f"{out} has no results for {', '.join(missing)}")
+    FLAVORS = [f for f in FLAVORS if f in wanted]
 if not FLAVORS:
     raise SystemExit(f"{out} has no results (assertions/ or release/); run benchmarks/run.sh")
 

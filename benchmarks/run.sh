@@ -131,7 +131,9 @@ measure() { # flavour
 }
 for flavor in "${FLAVORS[@]}"; do measure "$flavor"; done
 
-/usr/bin/python3 "$ROOT/benchmarks/report.py" "$OUT" --chart "$OUT/chart.png" | tee "$OUT/report.md"
+FLAVOR_LIST=$(IFS=,; echo "${FLAVORS[*]}")
+/usr/bin/python3 "$ROOT/benchmarks/report.py" "$OUT" --chart "$OUT/chart.png" \
+  --flavors "$FLAVOR_LIST" | tee "$OUT/report.md"
 echo "chart: $OUT/chart.png"
 
 if ((README)); then
