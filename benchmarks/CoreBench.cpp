@@ -213,8 +213,9 @@ BENCHMARK(BM_MemoryPerReferencedOp)->Apply(memorySizes)->Iterations(1);
 static void BM_FirstReferenceThreads(benchmark::State &state) {
   const unsigned threads = state.range(0);
   // Arg 1 = 1: the control, the same loop storing each op's location instead
-  // of referencing it (it writes the same cache lines): how well this
-  // machine scales a loop over per-thread memory at all.
+  // of referencing it (it writes each op's cache line, as the flag store
+  // does, and nothing shared): how well this machine scales a loop over
+  // per-thread memory at all.
   const bool control = state.range(1);
   constexpr unsigned kPerThread = 1 << 15;
   MLIRContext context;
