@@ -104,7 +104,7 @@ measure() { # flavour
       --benchmark_out="$FOUT/$bench.json" --benchmark_out_format=json >/dev/null
   done
   # Memory per referenced op: each size in a process of its own. Control
-  # blocks come from per-shard pools that keep their slabs, so in a process
+  # blocks come from per-thread pools whose slabs are never freed, so in a process
   # that made references before, new ones reuse that memory and the heap
   # barely grows (an undercount).
   echo "measuring heap bytes per referenced op (one process per size)..."

@@ -10,7 +10,9 @@ with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "targets.json
 def target(name, release, flavor=None):
     """The target of `name` for `release` and build `flavor` ('<= 1.05',
     '>= 5', or None). An object gives one per release or per flavour."""
-    t = _TARGETS[name]
+    t = _TARGETS.get(name)
+    if t is None:
+        return None
     if isinstance(t, dict):
         return t[flavor] if flavor in t else t[release]
     return t
