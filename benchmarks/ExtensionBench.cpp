@@ -80,7 +80,7 @@ BENCHMARK(BM_LookupWeakOpMap);
 
 /// Inserting every op of a batch into an empty map; for WeakOpMap this
 /// includes creating each op's first weak reference (clearing the map drops
-/// them, so every batch references fresh ops). Arg 0 = 0: a new map per
+/// them, so every batch takes first references again). Arg 0 = 0: a new map per
 /// batch, so its growth is timed too, as when a map is built once. Arg 0 = 1:
 /// one map, filled and cleared once before the clock starts, so that it keeps
 /// a batch's capacity: only the inserts are timed, not the growth nor the
