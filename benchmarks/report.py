@@ -41,12 +41,12 @@ results = {}
 
 def budget_used(value, target):
     """How much of a target's budget `value` uses: 1.0 is exactly on target.
-    For a ratio target such as "<= 1.05x", the budget is the overhead (0.05);
+    `target` is targets.json's ("<= 1.05"), or None for a row without one.
+    For a ratio target such as "<= 1.05", the budget is the overhead (0.05);
     for a plain bound, the bound; for ">= N", N / value."""
-    m = re.match(r"(<=|>=) ([0-9.]+)(x?)$", target)
-    if not m:
+    if target is None:
         return None
-    op, bound = m.group(1), float(m.group(2))
+    op, bound = targets.parse(target)
     if op == ">=":
         return bound / value
     if bound <= 2:  # a patched/baseline style ratio
@@ -60,7 +60,7 @@ def add(flavor, metric, value, fmt, name, unit="x", note=""):
     target = "(report)" if t is None else t + unit
     ok = targets.met(value, name, RELEASE, flavor)
     results.setdefault(metric, {})[flavor] = (
-        fmt.format(value) + note, target, ok, budget_used(value, target))
+        fmt.format(value) + note, target, ok, budget_used(value, t))
 
 
 def iterations(runs, name):

@@ -21,12 +21,12 @@ def check(cond, what):
 for name, t in targets._TARGETS.items():
     if name.startswith("_"):
         continue
+    if isinstance(t, dict):
+        check(all(k in ("assertions", "release") or re.match(r"\d+\.\d+\.\d+$", k) for k in t),
+              f"target of '{name}' has keys other than releases and flavours: {list(t)}")
     for value in (t.values() if isinstance(t, dict) else [t]):
-        check(value is None or re.match(r"(<=|>=) ([0-9.]+)$", value),
+        check(value is None or targets.parse(value) is not None,
               f"target of '{name}' does not parse: {value!r}")
-        if isinstance(t, dict):
-            check(all(k in ("assertions", "release") or re.match(r"\d+\.\d+\.\d+$", k) for k in t),
-                  f"target of '{name}' has keys other than releases and flavours: {list(t)}")
 
 check(targets.target("a row without a target", "23.1.1", "assertions") is None,
       "a row without a target must have target None")
