@@ -23,6 +23,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -204,68 +205,133 @@ static void memorySizes(benchmark::internal::Benchmark *b) {
 }
 BENCHMARK(BM_MemoryPerReferencedOp)->Apply(memorySizes)->Iterations(1);
 
-/// First references to disjoint ops of one context from `threads` threads at
-/// once. Each thread creates its own ops (from its own malloc arena, as
-/// threads building IR do) before the clock starts, waits for the others,
-/// then references all of them; the time is from the first thread's start
-/// to the last one's end. report.py divides the throughput on 2 threads by
-/// that on 1: shard contention, measured.
-static void BM_FirstReferenceThreads(benchmark::State &state) {
-  const unsigned threads = state.range(0);
-  // Arg 1 = 1: the control, the same loop storing each op's location instead
-  // of referencing it (it writes each op's cache line, as the flag store
-  // does, and nothing shared): how well this machine scales a loop over
-  // per-thread memory at all.
-  const bool control = state.range(1);
+/// A thread's set in the PrivateTraffic control, on a cache line of its own.
+struct alignas(64) PrivateSet {
+  llvm::DenseSet<Operation *> set;
+};
+
+/// How the two-thread benchmark's threads spend their timed loop.
+enum class ThreadsMode {
+  /// Take a first reference to each op: the row.
+  Reference = 0,
+  /// Store each op's location, eight times over: it writes each op's cache
+  /// line, as the flag store does, and nothing shared. How well this machine
+  /// scales a loop over per-thread memory at all.
+  StoreLoc = 1,
+  /// A reference's memory traffic with nothing shared and no lock: per op, the
+  /// store to the op, a 16-byte block written from a per-thread array and an
+  /// insert into a per-thread DenseSet that keeps its buckets between runs, as
+  /// the table's sets do. If this scales no better than the row, what limits
+  /// the row is this machine (caches, memory), not state the threads share.
+  PrivateTraffic = 2,
+};
+
+/// One run of `threads` threads: each creates its own ops (from its own malloc
+/// arena, as threads building IR do) before the clock starts, waits for the
+/// others, then runs `mode`'s loop over them. Returns the time from the first
+/// thread's start to the last one's end, in seconds.
+static double runFirstReferenceThreads(
+    MLIRContext &context, unsigned threads, ThreadsMode mode,
+    std::vector<PrivateSet> &privateSets) {
   constexpr unsigned kPerThread = 1 << 15;
+  struct alignas(16) Block16 {
+    void *object;
+    uint64_t count;
+  };
+  std::atomic<unsigned> arrived = 0, finished = 0;
+  std::vector<Clock::time_point> starts(threads), ends(threads);
+  std::vector<std::thread> workers;
+  for (unsigned t = 0; t < threads; ++t)
+    workers.emplace_back([&, t] {
+      std::vector<Operation *> ops(kPerThread);
+      for (Operation *&op : ops)
+        op = Operation::create(
+            OperationState(UnknownLoc::get(&context), "b.op"));
+      std::vector<WeakOpRef> refs(kPerThread);
+      std::vector<Block16> blocks(
+          mode == ThreadsMode::PrivateTraffic ? kPerThread : 0);
+      Location loc = UnknownLoc::get(&context);
+      arrived.fetch_add(1);
+      while (arrived.load() != threads)
+        ;
+      starts[t] = Clock::now();
+      switch (mode) {
+      case ThreadsMode::Reference:
+        for (unsigned i = 0; i < kPerThread; ++i)
+          refs[i] = WeakOpRef(ops[i]);
+        break;
+      case ThreadsMode::StoreLoc:
+        // Eight passes: long enough that the threads' start skew does not
+        // count.
+        for (unsigned pass = 0; pass < 8; ++pass)
+          for (unsigned i = 0; i < kPerThread; ++i)
+            ops[i]->setLoc(loc);
+        break;
+      case ThreadsMode::PrivateTraffic: {
+        llvm::DenseSet<Operation *> &set = privateSets[t].set;
+        for (unsigned i = 0; i < kPerThread; ++i) {
+          ops[i]->setLoc(loc);
+          blocks[i] = {ops[i], 1};
+          set.insert(ops[i]);
+        }
+        benchmark::DoNotOptimize(blocks.data());
+        break;
+      }
+      }
+      ends[t] = Clock::now();
+      // Destroy only once every thread has stopped its clock.
+      finished.fetch_add(1);
+      while (finished.load() != threads)
+        ;
+      for (Operation *op : ops) {
+        privateSets[t].set.erase(op);
+        op->destroy();
+      }
+    });
+  for (std::thread &worker : workers)
+    worker.join();
+  return std::chrono::duration<double>(
+             *std::max_element(ends.begin(), ends.end()) -
+             *std::min_element(starts.begin(), starts.end()))
+      .count();
+}
+
+/// Throughput on two threads over that on one, for first references to
+/// disjoint ops of one context (Arg 0) and for the two controls above (Args 1
+/// and 2). Each iteration times a one-thread run and a two-thread run back to
+/// back, in alternating order, so that both see the same state of the host
+/// (on a shared VM, the speed of the same loop moves by several times over
+/// seconds); the `scaling` counter is the median of the iterations' ratios.
+/// Shard contention, measured.
+static void BM_FirstReferenceThreads(benchmark::State &state) {
+  const auto mode = static_cast<ThreadsMode>(state.range(0));
   MLIRContext context;
   context.allowUnregisteredDialects();
+  std::vector<PrivateSet> privateSets(2);
+  std::vector<double> ratios;
+  double oneThread = 0, twoThreads = 0;
   for (auto _ : state) {
-    std::atomic<unsigned> arrived = 0, finished = 0;
-    std::vector<Clock::time_point> starts(threads), ends(threads);
-    std::vector<std::thread> workers;
-    for (unsigned t = 0; t < threads; ++t)
-      workers.emplace_back([&, t] {
-        std::vector<Operation *> ops(kPerThread);
-        for (Operation *&op : ops)
-          op = Operation::create(
-              OperationState(UnknownLoc::get(&context), "b.op"));
-        std::vector<WeakOpRef> refs(kPerThread);
-        arrived.fetch_add(1);
-        while (arrived.load() != threads)
-          ;
-        starts[t] = Clock::now();
-        if (control) {
-          // Eight passes: long enough that the threads' start skew does not
-          // count.
-          Location loc = UnknownLoc::get(&context);
-          for (unsigned pass = 0; pass < 8; ++pass)
-            for (unsigned i = 0; i < kPerThread; ++i)
-              ops[i]->setLoc(loc);
-        } else {
-          for (unsigned i = 0; i < kPerThread; ++i)
-            refs[i] = WeakOpRef(ops[i]);
-        }
-        ends[t] = Clock::now();
-        // Destroy only once every thread has stopped its clock.
-        finished.fetch_add(1);
-        while (finished.load() != threads)
-          ;
-        for (Operation *op : ops)
-          op->destroy();
-      });
-    for (std::thread &worker : workers)
-      worker.join();
-    state.SetIterationTime(std::chrono::duration<double>(
-                               *std::max_element(ends.begin(), ends.end()) -
-                               *std::min_element(starts.begin(), starts.end()))
-                               .count());
+    bool twoFirst = ratios.size() % 2;
+    double two =
+        twoFirst ? runFirstReferenceThreads(context, 2, mode, privateSets) : 0;
+    double one = runFirstReferenceThreads(context, 1, mode, privateSets);
+    if (!twoFirst)
+      two = runFirstReferenceThreads(context, 2, mode, privateSets);
+    ratios.push_back(2 * one / two);
+    oneThread += one;
+    twoThreads += two;
+    state.SetIterationTime(one + two);
   }
-  state.SetItemsProcessed(state.iterations() * threads * kPerThread *
-                          (control ? 8 : 1));
+  std::nth_element(ratios.begin(), ratios.begin() + ratios.size() / 2,
+                   ratios.end());
+  state.counters["scaling"] = ratios[ratios.size() / 2];
+  state.counters["one_thread_s"] = oneThread / state.iterations();
+  state.counters["two_threads_s"] = twoThreads / state.iterations();
 }
 BENCHMARK(BM_FirstReferenceThreads)
-    ->ArgsProduct({{1, 2}, {0, 1}})
+    ->Arg(int(ThreadsMode::Reference))
+    ->Arg(int(ThreadsMode::StoreLoc))
+    ->Arg(int(ThreadsMode::PrivateTraffic))
     ->UseManualTime();
 
 /// canonicalize over 128 functions, with every op referenced (Arg 1) or none
