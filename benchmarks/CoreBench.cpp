@@ -27,9 +27,9 @@
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <benchmark/benchmark.h>
 #include <algorithm>
 #include <atomic>
+#include <benchmark/benchmark.h>
 #include <chrono>
 #include <cmath>
 #include <malloc.h>
@@ -205,9 +205,11 @@ static void memorySizes(benchmark::internal::Benchmark *b) {
 }
 BENCHMARK(BM_MemoryPerReferencedOp)->Apply(memorySizes)->Iterations(1);
 
-/// A thread's set in the PrivateTraffic control, on a cache line of its own.
+/// A thread's set and lock in the PrivateTraffic controls, on cache lines of
+/// their own.
 struct alignas(64) PrivateSet {
   llvm::DenseSet<Operation *> set;
+  std::mutex mutex;
 };
 
 /// How the two-thread benchmark's threads spend their timed loop.
@@ -224,15 +226,19 @@ enum class ThreadsMode {
   /// the table's sets do. If this scales no better than the row, what limits
   /// the row is this machine (caches, memory), not state the threads share.
   PrivateTraffic = 2,
+  /// The same, each op's stores made under a mutex of the thread's own (never
+  /// contended), as a reference's are under its shard's lock: what the lock's
+  /// two atomic read-modify-writes (full barriers on x86) cost the scaling.
+  PrivateTrafficLocked = 3,
 };
 
 /// One run of `threads` threads: each creates its own ops (from its own malloc
 /// arena, as threads building IR do) before the clock starts, waits for the
 /// others, then runs `mode`'s loop over them. Returns the time from the first
 /// thread's start to the last one's end, in seconds.
-static double runFirstReferenceThreads(
-    MLIRContext &context, unsigned threads, ThreadsMode mode,
-    std::vector<PrivateSet> &privateSets) {
+static double runFirstReferenceThreads(MLIRContext &context, unsigned threads,
+                                       ThreadsMode mode,
+                                       std::vector<PrivateSet> &privateSets) {
   constexpr unsigned kPerThread = 1 << 15;
   struct alignas(16) Block16 {
     void *object;
@@ -248,8 +254,11 @@ static double runFirstReferenceThreads(
         op = Operation::create(
             OperationState(UnknownLoc::get(&context), "b.op"));
       std::vector<WeakOpRef> refs(kPerThread);
-      std::vector<Block16> blocks(
-          mode == ThreadsMode::PrivateTraffic ? kPerThread : 0);
+      std::vector<Block16> blocks(mode == ThreadsMode::PrivateTraffic ||
+                                          mode ==
+                                              ThreadsMode::PrivateTrafficLocked
+                                      ? kPerThread
+                                      : 0);
       Location loc = UnknownLoc::get(&context);
       arrived.fetch_add(1);
       while (arrived.load() != threads)
@@ -270,6 +279,18 @@ static double runFirstReferenceThreads(
       case ThreadsMode::PrivateTraffic: {
         llvm::DenseSet<Operation *> &set = privateSets[t].set;
         for (unsigned i = 0; i < kPerThread; ++i) {
+          ops[i]->setLoc(loc);
+          blocks[i] = {ops[i], 1};
+          set.insert(ops[i]);
+        }
+        benchmark::DoNotOptimize(blocks.data());
+        break;
+      }
+      case ThreadsMode::PrivateTrafficLocked: {
+        llvm::DenseSet<Operation *> &set = privateSets[t].set;
+        std::mutex &mutex = privateSets[t].mutex;
+        for (unsigned i = 0; i < kPerThread; ++i) {
+          std::lock_guard<std::mutex> lock(mutex);
           ops[i]->setLoc(loc);
           blocks[i] = {ops[i], 1};
           set.insert(ops[i]);
@@ -332,6 +353,7 @@ BENCHMARK(BM_FirstReferenceThreads)
     ->Arg(int(ThreadsMode::Reference))
     ->Arg(int(ThreadsMode::StoreLoc))
     ->Arg(int(ThreadsMode::PrivateTraffic))
+    ->Arg(int(ThreadsMode::PrivateTrafficLocked))
     ->UseManualTime();
 
 /// canonicalize over 128 functions, with every op referenced (Arg 1) or none

@@ -125,6 +125,10 @@ def collect(flavor):
     add(flavor, "second control: a reference's stores and set insert on per-thread data, no lock",
         scaling(2)[0], "{:.2f}x",
         "first references, private-traffic control: 2 threads / 1 thread (throughput)", unit="")
+    add(flavor, "third control: the second one under an uncontended mutex of the thread's own",
+        scaling(3)[0], "{:.2f}x",
+        "first references, locked private-traffic control: 2 threads / 1 thread (throughput)",
+        unit="")
     add(flavor, "copy + drop of an extra reference (ns)", ns_per_item(runs, "BM_RefCopy"),
         "{:.1f}", "copy + drop of an extra reference (ns)", unit="")
     add(flavor, "invalidation: destroying a referenced op minus an unreferenced one (ns)",
