@@ -232,6 +232,9 @@ enum class ThreadsMode {
   PrivateTrafficLocked = 3,
 };
 
+/// Ops each thread of the two-thread benchmark references.
+static constexpr unsigned kOpsPerThread = 1 << 15;
+
 /// One run of `threads` threads: each creates its own ops (from its own malloc
 /// arena, as threads building IR do) before the clock starts, waits for the
 /// others, then runs `mode`'s loop over them. Returns the time from the first
@@ -239,7 +242,8 @@ enum class ThreadsMode {
 static double runFirstReferenceThreads(MLIRContext &context, unsigned threads,
                                        ThreadsMode mode,
                                        std::vector<PrivateSet> &privateSets) {
-  constexpr unsigned kPerThread = 1 << 15;
+  const bool privateTraffic = mode == ThreadsMode::PrivateTraffic ||
+                              mode == ThreadsMode::PrivateTrafficLocked;
   struct alignas(16) Block16 {
     void *object;
     uint64_t count;
@@ -249,16 +253,12 @@ static double runFirstReferenceThreads(MLIRContext &context, unsigned threads,
   std::vector<std::thread> workers;
   for (unsigned t = 0; t < threads; ++t)
     workers.emplace_back([&, t] {
-      std::vector<Operation *> ops(kPerThread);
+      std::vector<Operation *> ops(kOpsPerThread);
       for (Operation *&op : ops)
         op = Operation::create(
             OperationState(UnknownLoc::get(&context), "b.op"));
-      std::vector<WeakOpRef> refs(kPerThread);
-      std::vector<Block16> blocks(mode == ThreadsMode::PrivateTraffic ||
-                                          mode ==
-                                              ThreadsMode::PrivateTrafficLocked
-                                      ? kPerThread
-                                      : 0);
+      std::vector<WeakOpRef> refs(kOpsPerThread);
+      std::vector<Block16> blocks(privateTraffic ? kOpsPerThread : 0);
       Location loc = UnknownLoc::get(&context);
       arrived.fetch_add(1);
       while (arrived.load() != threads)
@@ -266,34 +266,32 @@ static double runFirstReferenceThreads(MLIRContext &context, unsigned threads,
       starts[t] = Clock::now();
       switch (mode) {
       case ThreadsMode::Reference:
-        for (unsigned i = 0; i < kPerThread; ++i)
+        for (unsigned i = 0; i < kOpsPerThread; ++i)
           refs[i] = WeakOpRef(ops[i]);
         break;
       case ThreadsMode::StoreLoc:
         // Eight passes: long enough that the threads' start skew does not
         // count.
         for (unsigned pass = 0; pass < 8; ++pass)
-          for (unsigned i = 0; i < kPerThread; ++i)
+          for (unsigned i = 0; i < kOpsPerThread; ++i)
             ops[i]->setLoc(loc);
         break;
-      case ThreadsMode::PrivateTraffic: {
-        llvm::DenseSet<Operation *> &set = privateSets[t].set;
-        for (unsigned i = 0; i < kPerThread; ++i) {
-          ops[i]->setLoc(loc);
-          blocks[i] = {ops[i], 1};
-          set.insert(ops[i]);
-        }
-        benchmark::DoNotOptimize(blocks.data());
-        break;
-      }
+      case ThreadsMode::PrivateTraffic:
       case ThreadsMode::PrivateTrafficLocked: {
-        llvm::DenseSet<Operation *> &set = privateSets[t].set;
-        std::mutex &mutex = privateSets[t].mutex;
-        for (unsigned i = 0; i < kPerThread; ++i) {
-          std::lock_guard<std::mutex> lock(mutex);
+        PrivateSet &own = privateSets[t];
+        auto traffic = [&](unsigned i) {
           ops[i]->setLoc(loc);
           blocks[i] = {ops[i], 1};
-          set.insert(ops[i]);
+          own.set.insert(ops[i]);
+        };
+        if (mode == ThreadsMode::PrivateTrafficLocked) {
+          for (unsigned i = 0; i < kOpsPerThread; ++i) {
+            std::lock_guard<std::mutex> lock(own.mutex);
+            traffic(i);
+          }
+        } else {
+          for (unsigned i = 0; i < kOpsPerThread; ++i)
+            traffic(i);
         }
         benchmark::DoNotOptimize(blocks.data());
         break;
@@ -318,8 +316,8 @@ static double runFirstReferenceThreads(MLIRContext &context, unsigned threads,
 }
 
 /// Throughput on two threads over that on one, for first references to
-/// disjoint ops of one context (Arg 0) and for the two controls above (Args 1
-/// and 2). Each iteration times a one-thread run and a two-thread run back to
+/// disjoint ops of one context (Arg 0) and for the three controls above (Args
+/// 1 to 3). Each iteration times a one-thread run and a two-thread run back to
 /// back, in alternating order, so that both see the same state of the host
 /// (on a shared VM, the speed of the same loop moves by several times over
 /// seconds); the `scaling` counter is the median of the iterations' ratios.
@@ -348,6 +346,7 @@ static void BM_FirstReferenceThreads(benchmark::State &state) {
   state.counters["scaling"] = ratios[ratios.size() / 2];
   state.counters["one_thread_s"] = oneThread / state.iterations();
   state.counters["two_threads_s"] = twoThreads / state.iterations();
+  state.counters["ops_per_thread"] = kOpsPerThread;
 }
 BENCHMARK(BM_FirstReferenceThreads)
     ->Arg(int(ThreadsMode::Reference))

@@ -115,7 +115,7 @@ def collect(flavor):
         return (median(runs, name, "scaling"),
                 median(runs, name, "one_thread_s"), median(runs, name, "two_threads_s"))
     ratio, one, two = scaling(0)
-    per_thread = 1 << 15
+    per_thread = median(runs, "BM_FirstReferenceThreads/0/manual_time", "ops_per_thread")
     add(flavor, "first references to disjoint ops of one context: throughput on 2 threads / 1 thread",
         ratio, "{:.2f}x", "first references to disjoint ops, 2 threads / 1 thread (throughput)",
         unit="", note=f" ({2 * per_thread / two / 1e6:.1f} / {per_thread / one / 1e6:.1f} M/s)")
