@@ -131,6 +131,9 @@ def collect(flavor):
         unit="")
     add(flavor, "copy + drop of an extra reference (ns)", ns_per_item(runs, "BM_RefCopy"),
         "{:.1f}", "copy + drop of an extra reference (ns)", unit="")
+    add(flavor, "for scale: one uncontended atomic read-modify-write (ns)",
+        ns_per_item(runs, "BM_AtomicIncrement"), "{:.1f}",
+        "one uncontended atomic read-modify-write (ns)", unit="")
     add(flavor, "invalidation: destroying a referenced op minus an unreferenced one (ns)",
         ns_per_item(runs, "BM_DestroyOp/1/manual_time")
         - ns_per_item(runs, "BM_DestroyOp/0/manual_time"),
