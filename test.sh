@@ -57,10 +57,15 @@ test_release() { # release
   export LLVM_VERSION=$release
   echo
   echo "==================== LLVM $release ===================="
+  llvm_build=$("$ROOT/setup.sh" --print-llvm-build)
   ((UPSTREAM)) && setup_args+=(--upstream-tests)
+  # MLIRIRTests is built only on request (--upstream-ir-tests); once it has
+  # been, rebuild it too, or the run below would test the code it was built
+  # from rather than the current series.
+  ((UPSTREAM)) && [[ -x $llvm_build/tools/mlir/unittests/IR/MLIRIRTests ]] &&
+    setup_args+=(--upstream-ir-tests)
   "$ROOT/setup.sh" "${setup_args[@]}"
   build=$("$ROOT/setup.sh" --print-build-dir)
-  llvm_build=$("$ROOT/setup.sh" --print-llvm-build)
 
   echo
   echo "==> ctest (project tests, LLVM $release)"
