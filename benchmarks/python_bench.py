@@ -142,7 +142,13 @@ COUNTED = [
 
 
 def main():
-    patched, baseline = sys.argv[1], sys.argv[2]
+    if "-h" in sys.argv[1:] or "--help" in sys.argv[1:]:
+        print(__doc__)
+        return
+    positional = [a for a in sys.argv[1:3] if not a.startswith("-")]
+    if len(positional) < 2:
+        sys.exit("usage: " + __doc__.split("\n\n")[1].strip())
+    patched, baseline = positional
     reps = int(sys.argv[sys.argv.index("--reps") + 1]) if "--reps" in sys.argv else 5
     results = []
     # Warm-up: the first import of a package's dialect modules compiles their
