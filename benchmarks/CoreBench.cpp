@@ -86,9 +86,10 @@ static void BM_RefCopy(benchmark::State &state) {
 BENCHMARK(BM_RefCopy);
 
 /// For scale: one uncontended atomic read-modify-write on a cache-hot word.
-/// Taking a reference pays three (the shard lock's acquire and release, and
-/// the count's increment for an op that already has a block), a floor for
-/// the WeakOpMap insert rows that no instruction count shows.
+/// A reference taken from an op pays two (the shard lock's acquire and
+/// release), or three if the op already has a block (its count's increment
+/// too): a floor for the WeakOpMap insert rows that no instruction count
+/// shows.
 static void BM_AtomicIncrement(benchmark::State &state) {
   std::atomic<unsigned> count = 0;
   for (auto _ : state)
