@@ -19,6 +19,29 @@ import subprocess
 import sys
 from pathlib import Path
 
+
+def grown_sizes(baseline_histogram, patched_histogram):
+    """The allocation sizes whose requests moved to 8 bytes more in the
+    patched build (alloc_layout.cpp's histograms of one workload): at least
+    100 fewer requests of a size there, and about as many more of size + 8.
+    Returned as ALLOC_GROW wants them, "40,72"."""
+    def read(path):
+        return {int(s): int(c) for s, c in
+                (line.split() for line in Path(path).read_text().splitlines())}
+    base, patched = read(baseline_histogram), read(patched_histogram)
+    sizes = []
+    for size in sorted(base):
+        fewer = base[size] - patched.get(size, 0)
+        more = patched.get(size + 8, 0) - base.get(size + 8, 0)
+        if fewer >= 100 and abs(more - fewer) <= fewer // 10:
+            sizes.append(size)
+    return ",".join(map(str, sizes))
+
+
+if sys.argv[1:2] == ["--grown-sizes"]:
+    print(grown_sizes(sys.argv[2], sys.argv[3]))
+    sys.exit(0)
+
 out = Path(sys.argv[1])
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import targets  # noqa: E402  (benchmarks/targets.json, the one table of targets)
@@ -94,6 +117,20 @@ def collect(flavor):
                   if name == "create-erase" else "instructions, patched/baseline")
         add(flavor, f"instructions, patched/baseline: {LABELS.get(name, name)}, {count:,} ops",
             int(patched) / int(base), "{:.4f}", target, unit="")
+
+    # The heap layout control (run.sh, alloc_layout.cpp): every count here is
+    # made with the preload loaded, so none is compared with the rows above.
+    layout = d / "layout.txt"
+    if layout.exists():
+        _, count, sizes, base, grown, patched = layout.read_text().split()
+        grown_text = "none found" if sizes == "none" else sizes.replace(",", ", ") + " B"
+        add(flavor, f"heap layout control, parse + canonicalize, {int(count):,} ops: the baseline "
+            f"with the requests of the sizes the patch grows ({grown_text}) 8 bytes larger "
+            "/ the baseline", int(grown) / int(base), "{:.4f}",
+            "heap layout control: baseline, sizes grown / baseline", unit="")
+        add(flavor, "heap layout control: patched / that grown baseline (the patch's code and "
+            "the binary's own layout)", int(patched) / int(grown), "{:.4f}",
+            "heap layout control: patched / baseline, sizes grown", unit="")
 
     runs = json.loads((d / "core.json").read_text())["benchmarks"]
     get_live = ns_per_item(runs, "BM_RefGetLive")
@@ -206,18 +243,27 @@ def where_added(flavor, limit=8):
     between the patched and the baseline profile of each workload."""
     lines = []
     d = out / flavor
+    compared = []  # (label, count, baseline profile, patched profile)
     for line in (d / "instructions.txt").read_text().splitlines():
         *workload, base, patched = line.split()
         name, count = " ".join(workload[:-1]), int(workload[-1])
-        pb, pp = d / f"callgrind-{name}-baseline.out", d / f"callgrind-{name}-patched.out"
+        compared.append((LABELS.get(name, name), count, d / f"callgrind-{name}-baseline.out",
+                         d / f"callgrind-{name}-patched.out"))
+    if (d / "layout.txt").exists():
+        count = int((d / "layout.txt").read_text().split()[1])
+        compared.append(("parse + canonicalize, heap layout control: patched vs the grown "
+                         "baseline", count, d / "callgrind-layout-grown.out",
+                         d / "callgrind-layout-patched.out"))
+    for label, count, pb, pp in compared:
         if not (pb.exists() and pp.exists()):
             continue
         cb, cp = function_costs(pb), function_costs(pp)
         diff = {f: cp.get(f, 0) - cb.get(f, 0) for f in set(cb) | set(cp)}
         diff = {f: v for f, v in diff.items() if v}
-        total = (int(patched) - int(base)) / count
-        lines.append(f"- **{LABELS.get(name, name)}** ({flavor}): {total:+.2f} instructions "
-                     f"per op in all ({int(base) / count:.1f} -> {int(patched) / count:.1f}); "
+        base, patched = sum(cb.values()), sum(cp.values())
+        total = (patched - base) / count
+        lines.append(f"- **{label}** ({flavor}): {total:+.2f} instructions "
+                     f"per op in all ({base / count:.1f} -> {patched / count:.1f}); "
                      "largest differences per op:")
         for f, v in sorted(diff.items(), key=lambda kv: -abs(kv[1]))[:limit]:
             short = f if len(f) <= 110 else f[:107] + "..."

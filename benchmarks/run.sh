@@ -93,6 +93,27 @@ measure() { # flavour
     echo "$w $b $p"
   done >"$FOUT/instructions.txt"
 
+  # Heap layout control for parse + canonicalize (alloc_layout.cpp): the
+  # allocation sizes the patch changes (Block and block arguments, 8 bytes
+  # larger) are found from both builds' histograms; then the baseline is
+  # counted again with those requests made 8 bytes larger, next to both
+  # binaries under the same preload.
+  echo "counting the heap layout control (baseline with the patched build's allocation sizes)..."
+  local lib=$FOUT/alloc_layout.so grow
+  c++ -O2 -shared -fPIC -o "$lib" "$ROOT/benchmarks/alloc_layout.cpp"
+  ALLOC_HISTOGRAM=$FOUT/alloc-baseline.txt LD_PRELOAD=$lib "$BASELINE/bin/weakref-workload" canonicalize "$N_CANON"
+  ALLOC_HISTOGRAM=$FOUT/alloc-patched.txt LD_PRELOAD=$lib "$PATCHED/bin/weakref-workload" canonicalize "$N_CANON"
+  grow=$(/usr/bin/python3 "$ROOT/benchmarks/report.py" --grown-sizes "$FOUT/alloc-baseline.txt" "$FOUT/alloc-patched.txt")
+  {
+    printf 'canonicalize %s %s' "$N_CANON" "${grow:-none}"
+    for run in "baseline:$BASELINE:" "grown:$BASELINE:$grow" "patched:$PATCHED:"; do
+      IFS=: read -r label dir sizes <<<"$run"
+      printf ' %s' "$(ALLOC_GROW=$sizes LD_PRELOAD=$lib count_instructions \
+        "$FOUT/callgrind-layout-$label.out" "$dir/bin/weakref-workload" canonicalize "$N_CANON")"
+    done
+    echo
+  } >"$FOUT/layout.txt"
+
   local bench filter n
   for bench in core extension; do
     echo "running weakref-$bench-bench (Google Benchmark, $reps repetitions, interleaved)..."
