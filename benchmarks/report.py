@@ -105,7 +105,7 @@ def ns_per_item(runs, name):
 LABELS = {"create-erase": "bare create + destroy",
           "create-erase-arith": "create (OpBuilder) + erase of `arith.addi`",
           "canonicalize": "parse + canonicalize"}
-memory_curves = {}  # flavour -> {count: bytes}
+memory_curves = {}  # column ("<flavour> build[, glibc tcache off]") -> {count: bytes}
 
 
 def collect(flavor):
@@ -175,18 +175,28 @@ def collect(flavor):
         ns_per_item(runs, "BM_DestroyOp/1/manual_time")
         - ns_per_item(runs, "BM_DestroyOp/0/manual_time"),
         "{:.1f}", "invalidation: destroy referenced - unreferenced op (ns)", unit="")
-    # Measured one size per process (run.sh): memory-<count>.json.
-    curve = {int(b["name"].split("/")[1]): b["bytes_per_ref_op"]
-             for path in d.glob("memory-*.json")
-             for b in json.loads(path.read_text())["benchmarks"]
-             if b["name"].startswith("BM_MemoryPerReferencedOp/")
-             and b.get("run_type") == "iteration"}
-    memory_curves[flavor] = curve
+    # Measured one size per process (run.sh): memory-<count>.json, and
+    # tcache-off-memory-<count>.json with glibc's per-thread cache off.
+    def memory_curve(pattern):
+        return {int(b["name"].split("/")[1]): b["bytes_per_ref_op"]
+                for path in d.glob(pattern)
+                for b in json.loads(path.read_text())["benchmarks"]
+                if b["name"].startswith("BM_MemoryPerReferencedOp/")
+                and b.get("run_type") == "iteration"}
+    curve = memory_curve("memory-*.json")
+    memory_curves[f"{flavor} build"] = curve
     worst = max(curve, key=curve.get)
     add(flavor, f"heap bytes per referenced op (control block + table entry), worst of "
         f"{len(curve)} table sizes from {min(curve):,} to {max(curve):,}",
         curve[worst], "{:.1f}", "heap bytes per referenced op", unit="",
         note=f" (at {worst:,})")
+    off = memory_curve("tcache-off-memory-*.json")
+    if off:
+        memory_curves[f"{flavor} build, glibc tcache off"] = off
+        worst = max(off, key=off.get)
+        add(flavor, "the same with glibc's per-thread cache off (bucket arrays a set outgrew "
+            "and freed into it are not counted as in use)", off[worst], "{:.1f}",
+            "heap bytes per referenced op, glibc tcache off", unit="", note=f" (at {worst:,})")
     for threads in (1, 2):
         none = median(runs, f"BM_ParallelCanonicalize/0/{threads}")
         every = median(runs, f"BM_ParallelCanonicalize/1/{threads}")
@@ -324,12 +334,11 @@ print()
 print("Heap bytes per referenced op by table size (each size in a fresh process):")
 print()
 sizes = sorted({n for c in memory_curves.values() for n in c})
-print("| references | " + " | ".join(f"{f} build" for f in FLAVORS) + " |")
-print("|---|" + "---|" * len(FLAVORS))
+print("| references | " + " | ".join(memory_curves) + " |")
+print("|---|" + "---|" * len(memory_curves))
 for n in sizes:
     print(f"| {n:,} | " + " | ".join(
-        f"{memory_curves[f][n]:.1f}" if n in memory_curves.get(f, {}) else "-"
-        for f in FLAVORS) + " |")
+        f"{c[n]:.1f}" if n in c else "-" for c in memory_curves.values()) + " |")
 
 added = [line for f in FLAVORS for line in where_added(f)]
 if added:

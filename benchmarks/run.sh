@@ -128,13 +128,18 @@ measure() { # flavour
   # blocks come from per-thread pools whose slabs are never freed, so in a process
   # that made references before, new ones reuse that memory and the heap
   # barely grows (an undercount).
+  # Again with glibc's per-thread cache off: a set that grows frees its old
+  # bucket array, and mallinfo2 counts a chunk in that cache as in use.
   echo "measuring heap bytes per referenced op (one process per size)..."
-  rm -f "$FOUT"/memory-*.json
+  rm -f "$FOUT"/memory-*.json "$FOUT"/tcache-off-memory-*.json
   # The sizes are the benchmark's own (its Args in CoreBench.cpp).
   for n in $("$PATCHED/bin/weakref-core-bench" --benchmark_list_tests \
       --benchmark_filter='^BM_MemoryPerReferencedOp/' | cut -d/ -f2); do
     "$PATCHED/bin/weakref-core-bench" --benchmark_filter="^BM_MemoryPerReferencedOp/$n/" \
       --benchmark_out="$FOUT/memory-$n.json" --benchmark_out_format=json >/dev/null
+    GLIBC_TUNABLES=glibc.malloc.tcache_count=0 "$PATCHED/bin/weakref-core-bench" \
+      --benchmark_filter="^BM_MemoryPerReferencedOp/$n/" \
+      --benchmark_out="$FOUT/tcache-off-memory-$n.json" --benchmark_out_format=json >/dev/null
   done
 
   if [[ -d $PATCHED/python_packages/mlir_core && -d $BASELINE/python_packages/mlir_core ]]; then
