@@ -15,8 +15,10 @@
 //                         more bytes.
 //
 // Only the replaceable `operator new(size_t)` is replaced (Block and block
-// arguments are allocated through it); its memory comes from malloc, and the
-// default `operator delete` frees it. Both binaries of a comparison are run
+// arguments are allocated through it, and libstdc++'s `new[]` and nothrow
+// `new` call it too); its memory comes from malloc, and the default
+// `operator delete` frees it. Aligned `new` (LLVM's allocate_buffer) is not
+// intercepted. Both binaries of a comparison are run
 // with this library loaded, so that its own cost is on both sides. The
 // histogram's counts are not atomic: the workloads it is used on run on one
 // thread.

@@ -24,7 +24,8 @@ def grown_sizes(baseline_histogram, patched_histogram):
     """The allocation sizes whose requests moved to 8 bytes more in the
     patched build (alloc_layout.cpp's histograms of one workload): at least
     100 fewer requests of a size there, and about as many more of size + 8.
-    Returned as ALLOC_GROW wants them, "40,72"."""
+    Returned as ALLOC_GROW wants them, "40,72". Net counts: a size that both
+    gains (from size - 8) and loses (to size + 8) requests can hide a move."""
     def read(path):
         return {int(s): int(c) for s, c in
                 (line.split() for line in Path(path).read_text().splitlines())}
