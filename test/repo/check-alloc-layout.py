@@ -4,6 +4,9 @@ control of benchmarks/run.sh: the preload counts operator new's request
 sizes, grows the listed sizes by 8 bytes (and no others), and the sizes
 picked from two histograms are those whose requests moved by 8 bytes.
 
+It also checks that listing sizes to grow costs no instructions per request
+(the control compares counts of runs that grow sizes and runs that do not).
+
   check-alloc-layout.py WORK_DIR"""
 import os
 import subprocess
@@ -59,6 +62,21 @@ check(grown[1] == plain[1], f"ALLOC_GROW=40 changed a 72-byte request: {plain} -
 both = run(ALLOC_GROW="40,72")
 check(both[1] > plain[1], f"ALLOC_GROW=40,72 did not grow a 72-byte request: {plain} -> {both}")
 
+# Every counted run must pay the same instructions per request, whatever it
+# grows: with an unrelated size listed, main() executes exactly as many
+# instructions as with none (callgrind; valgrind is a set-up dependency).
+def instructions_in_main(grow):
+    e = dict(os.environ, LD_PRELOAD=str(lib), ALLOC_GROW=grow)
+    out = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                          "--toggle-collect=main", program], env=e, capture_output=True,
+                         text=True, check=True)
+    return int(out.stderr.split("Collected :")[1].split()[0])
+
+
+none, unrelated = instructions_in_main(""), instructions_in_main("999,3000")
+check(none > 0 and none == unrelated,
+      f"listing sizes that are never requested changed main()'s instructions: {none} -> {unrelated}")
+
 histogram = work / "histogram.txt"
 run(ALLOC_HISTOGRAM=str(histogram), ALLOC_GROW="40")
 counts = dict(tuple(map(int, line.split())) for line in histogram.read_text().splitlines())
@@ -78,4 +96,5 @@ check(picked == "40,72", f"--grown-sizes picked {picked!r}, expected '40,72'")
 if failures:
     print("FAIL:\n  " + "\n  ".join(failures))
     sys.exit(1)
-print(f"alloc layout: sizes grown only as listed ({plain} -> {both}), histogram counted, sizes picked {picked}")
+print(f"alloc layout: sizes grown only as listed ({plain} -> {both}), same instructions "
+      f"with or without sizes listed ({none}), histogram counted, sizes picked {picked}")
