@@ -109,6 +109,17 @@ LABELS = {"create-erase": "bare create + destroy",
 memory_curves = {}  # column ("<flavour> build[, glibc tcache off]") -> {count: bytes}
 
 
+def read_layout(d):
+    """run.sh's heap layout control in flavour folder `d` (layout.txt), as
+    (ops, sizes grown, baseline, grown baseline, patched instructions), or
+    None if the run made none."""
+    layout = d / "layout.txt"
+    if not layout.exists():
+        return None
+    _, count, sizes, base, grown, patched = layout.read_text().split()
+    return int(count), sizes, int(base), int(grown), int(patched)
+
+
 def collect(flavor):
     d = out / flavor
     for line in (d / "instructions.txt").read_text().splitlines():
@@ -121,16 +132,16 @@ def collect(flavor):
 
     # The heap layout control (run.sh, alloc_layout.cpp): every count here is
     # made with the preload loaded, so none is compared with the rows above.
-    layout = d / "layout.txt"
-    if layout.exists():
-        _, count, sizes, base, grown, patched = layout.read_text().split()
+    layout = read_layout(d)
+    if layout:
+        count, sizes, base, grown, patched = layout
         grown_text = "none found" if sizes == "none" else sizes.replace(",", ", ") + " B"
-        add(flavor, f"heap layout control, parse + canonicalize, {int(count):,} ops: the baseline "
+        add(flavor, f"heap layout control, parse + canonicalize, {count:,} ops: the baseline "
             f"with the requests of the sizes the patch grows ({grown_text}) 8 bytes larger "
-            "/ the baseline", int(grown) / int(base), "{:.4f}",
+            "/ the baseline", grown / base, "{:.4f}",
             "heap layout control: baseline, sizes grown / baseline", unit="")
         add(flavor, "heap layout control: patched / that grown baseline (the patch's code and "
-            "the binary's own layout)", int(patched) / int(grown), "{:.4f}",
+            "the binary's own layout)", patched / grown, "{:.4f}",
             "heap layout control: patched / baseline, sizes grown", unit="")
 
     runs = json.loads((d / "core.json").read_text())["benchmarks"]
@@ -260,10 +271,10 @@ def where_added(flavor, limit=8):
         name, count = " ".join(workload[:-1]), int(workload[-1])
         compared.append((LABELS.get(name, name), count, d / f"callgrind-{name}-baseline.out",
                          d / f"callgrind-{name}-patched.out"))
-    if (d / "layout.txt").exists():
-        count = int((d / "layout.txt").read_text().split()[1])
+    layout = read_layout(d)
+    if layout:
         compared.append(("parse + canonicalize, heap layout control: patched vs the grown "
-                         "baseline", count, d / "callgrind-layout-grown.out",
+                         "baseline", layout[0], d / "callgrind-layout-grown.out",
                          d / "callgrind-layout-patched.out"))
     for label, count, pb, pp in compared:
         if not (pb.exists() and pp.exists()):
