@@ -27,8 +27,28 @@
 #include <benchmark/benchmark.h>
 #include <chrono>
 #include <optional>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 using namespace mlir;
+
+#ifdef __GLIBC__
+/// glibc maps each allocation of at least its mmap threshold (128 KiB at
+/// first) afresh from the system, and raises the threshold the first time
+/// such a block is freed. So whether the new-map insert rows below paid a
+/// page fault per 4 KiB of each batch's bucket arrays depended on whether a
+/// benchmark that ran before them (in random order) had freed a large block:
+/// the same row measured 120-170 us or 820-870 us per batch. Fixed here to the
+/// state a long-running process reaches (glibc's largest dynamic threshold,
+/// and twice that for trimming the heap), so that every row, DenseMap's too,
+/// allocates from the heap.
+static const bool mallocTuned = [] {
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 64 << 20);
+  return true;
+}();
+#endif
 
 namespace {
 constexpr unsigned kOps = 4096;
@@ -83,10 +103,7 @@ BENCHMARK(BM_LookupWeakOpMap);
 /// them, so every batch takes first references again). Arg 0 = 0: a new map per
 /// batch, so its growth is timed too, as when a map is built once. Arg 0 = 1:
 /// one map, filled and cleared once before the clock starts, so that it keeps
-/// a batch's capacity: only the inserts are timed, not the growth nor the
-/// page faults of a new bucket array (glibc may map an array over 128 KiB
-/// afresh from the system each time, so the fresh-map rows also depend on
-/// the array's size: 128 KiB for DenseMap here, 192 KiB for WeakOpMap).
+/// a batch's capacity: only the inserts are timed, not the growth.
 template <typename MapT>
 static void insertBatches(benchmark::State &state, Ops &ops) {
   const bool keepCapacity = state.range(0);
