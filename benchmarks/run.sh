@@ -99,7 +99,7 @@ measure() { # flavour
   # counted again with those requests made 8 bytes larger, next to both
   # binaries under the same preload.
   echo "counting the heap layout control (baseline with the patched build's allocation sizes)..."
-  local lib=$FOUT/alloc_layout.so grow run label dir sizes count
+  local lib=$FOUT/alloc_layout.so grow run dir sizes count
   c++ -O2 -shared -fPIC -o "$lib" "$ROOT/benchmarks/alloc_layout.cpp"
   ALLOC_HISTOGRAM=$FOUT/alloc-baseline.txt LD_PRELOAD=$lib "$BASELINE/bin/weakref-workload" canonicalize "$N_CANON"
   ALLOC_HISTOGRAM=$FOUT/alloc-patched.txt LD_PRELOAD=$lib "$PATCHED/bin/weakref-workload" canonicalize "$N_CANON"
@@ -107,12 +107,12 @@ measure() { # flavour
   {
     printf 'canonicalize %s %s' "$N_CANON" "${grow:-none}"
     for run in baseline grown patched; do
-      label=$run dir=$BASELINE sizes=
+      dir=$BASELINE sizes=
       [[ $run == grown ]] && sizes=$grow
       [[ $run == patched ]] && dir=$PATCHED
       count=$(ALLOC_GROW=$sizes LD_PRELOAD=$lib count_instructions \
-        "$FOUT/callgrind-layout-$label.out" "$dir/bin/weakref-workload" canonicalize "$N_CANON")
-      [[ $count =~ ^[0-9]+$ ]] || { echo "run.sh: error: no instruction count for the $label layout run" >&2; exit 1; }
+        "$FOUT/callgrind-layout-$run.out" "$dir/bin/weakref-workload" canonicalize "$N_CANON")
+      [[ $count =~ ^[0-9]+$ ]] || { echo "run.sh: error: no instruction count for the $run layout run" >&2; exit 1; }
       printf ' %s' "$count"
     done
     echo
