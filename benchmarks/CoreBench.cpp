@@ -244,7 +244,18 @@ enum class ThreadsMode {
   /// contended), as a reference's are under its shard's lock: what the lock's
   /// two atomic read-modify-writes (full barriers on x86) cost the scaling.
   PrivateTrafficLocked = 3,
+  /// The row's code on data that stays in the thread's caches: first
+  /// references to the thread's first kHotOps ops, all dropped again (which
+  /// clears the flags), kOpsPerThread / kHotOps times over: as many first
+  /// references as the row, each with its shard lock, set insert and flag
+  /// store, and a release with its erase. If this scales where the row does
+  /// not, what the threads share in the design (locks, sets, the block pool)
+  /// is not what limits the row; the misses on cold data are.
+  ReferenceHot = 4,
 };
+
+/// Ops referenced again and again by ThreadsMode::ReferenceHot.
+static constexpr unsigned kHotOps = 1024;
 
 /// Ops each thread of the two-thread benchmark references.
 static constexpr unsigned kOpsPerThread = 1 << 15;
@@ -282,6 +293,14 @@ static double runFirstReferenceThreads(MLIRContext &context, unsigned threads,
       case ThreadsMode::Reference:
         for (unsigned i = 0; i < kOpsPerThread; ++i)
           refs[i] = WeakOpRef(ops[i]);
+        break;
+      case ThreadsMode::ReferenceHot:
+        for (unsigned pass = 0; pass < kOpsPerThread / kHotOps; ++pass) {
+          for (unsigned i = 0; i < kHotOps; ++i)
+            refs[i] = WeakOpRef(ops[i]);
+          for (unsigned i = 0; i < kHotOps; ++i)
+            refs[i] = WeakOpRef();
+        }
         break;
       case ThreadsMode::StoreLoc:
         // Eight passes: long enough that the threads' start skew does not
@@ -330,8 +349,8 @@ static double runFirstReferenceThreads(MLIRContext &context, unsigned threads,
 }
 
 /// Throughput on two threads over that on one, for first references to
-/// disjoint ops of one context (Arg 0) and for the three controls above (Args
-/// 1 to 3). Each iteration times a one-thread run and a two-thread run back to
+/// disjoint ops of one context (Arg 0) and for the four controls above (Args
+/// 1 to 4). Each iteration times a one-thread run and a two-thread run back to
 /// back, in alternating order, so that both see the same state of the host
 /// (on a shared VM, the speed of the same loop moves by several times over
 /// seconds); the `scaling` counter is the median of the iterations' ratios.
@@ -361,12 +380,14 @@ static void BM_FirstReferenceThreads(benchmark::State &state) {
   state.counters["one_thread_s"] = oneThread / state.iterations();
   state.counters["two_threads_s"] = twoThreads / state.iterations();
   state.counters["ops_per_thread"] = kOpsPerThread;
+  state.counters["hot_ops"] = kHotOps;
 }
 BENCHMARK(BM_FirstReferenceThreads)
     ->Arg(int(ThreadsMode::Reference))
     ->Arg(int(ThreadsMode::StoreLoc))
     ->Arg(int(ThreadsMode::PrivateTraffic))
     ->Arg(int(ThreadsMode::PrivateTrafficLocked))
+    ->Arg(int(ThreadsMode::ReferenceHot))
     ->UseManualTime();
 
 /// canonicalize over 128 functions, with every op referenced (Arg 1) or none

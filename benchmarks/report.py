@@ -178,6 +178,11 @@ def collect(flavor):
         scaling(3)[0], "{:.2f}x",
         "first references, locked private-traffic control: 2 threads / 1 thread (throughput)",
         unit="")
+    hot_ops = median(runs, "BM_FirstReferenceThreads/4/manual_time", "hot_ops")
+    add(flavor, "fourth control: the row's references and releases on "
+        f"{hot_ops:,.0f} ops per thread, taken again and again (data in the thread's caches)",
+        scaling(4)[0], "{:.2f}x",
+        "first references, cache-resident control: 2 threads / 1 thread (throughput)", unit="")
     add(flavor, "copy + drop of an extra reference (ns)", ns_per_item(runs, "BM_RefCopy"),
         "{:.1f}", "copy + drop of an extra reference (ns)", unit="")
     add(flavor, "for scale: one uncontended atomic read-modify-write (ns)",

@@ -111,6 +111,36 @@ TEST_F(ExtensionTest, MapPurgesWhenGrowing) {
   EXPECT_LT(map.getNumStoredEntries(), 64u);
 }
 
+// A purge that falls due is skipped only while it cannot drop anything: ops
+// that die between two due points are still dropped at the second.
+TEST_F(ExtensionTest, MapPurgesOpsThatDiedSinceTheLastDuePurge) {
+  // All created first, so that no op is created at a dead one's address.
+  SmallVector<Operation *> ops;
+  for (int i = 0; i < 200; ++i)
+    ops.push_back(createOp());
+  WeakOpMap<int> map;
+  // Due at 64 entries, with every op alive.
+  for (int i = 0; i < 100; ++i)
+    map[ops[i]] = i;
+  EXPECT_EQ(map.getNumStoredEntries(), 100u);
+  for (int i = 0; i < 10; ++i)
+    ops[i]->destroy();
+  // Due again at 128 entries: the 10 dead entries go.
+  for (int i = 100; i < 200; ++i)
+    map[ops[i]] = i;
+  EXPECT_EQ(map.getNumStoredEntries(), 190u);
+  EXPECT_EQ(map.size(), 190u);
+  // The live count that purge took stays exact through an erase and a death.
+  EXPECT_TRUE(map.erase(ops[150]));
+  ops[151]->destroy();
+  EXPECT_EQ(map.size(), 188u);
+  EXPECT_EQ(map.purge(), 1u);
+  EXPECT_EQ(map.getNumStoredEntries(), 188u);
+  for (int i = 10; i < 200; ++i)
+    if (i != 151)
+      ops[i]->destroy();
+}
+
 TEST_F(ExtensionTest, SetForgetsDestroyedOps) {
   WeakOpSet set;
   Operation *op = createOp();

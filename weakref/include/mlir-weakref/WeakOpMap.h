@@ -56,10 +56,8 @@ public:
   /// entry's value and whether it was inserted. One hash lookup.
   std::pair<T *, bool> insert(Operation *op, T value) {
     assert(op && "cannot insert a null operation");
-    if (purgeSchedule.isDue(storage.size())) {
-      purge();
-      purgeSchedule.purged(storage.size());
-    }
+    if (purgeSchedule.isDue(storage.size()))
+      purgeDue();
     auto [it, inserted] = storage.try_emplace(op, std::move(value));
     Entry &entry = it->second;
     if (!inserted) {
@@ -135,6 +133,23 @@ public:
   size_t getNumStoredEntries() const { return storage.size(); }
 
 private:
+  /// A purge the schedule calls for. Skipped when it cannot drop anything:
+  /// the live count is exact while the invalidation epoch has not moved since
+  /// it was taken (every insert and erase keeps it so), and if it counts every
+  /// stored entry, none is dead. A map whose operations all live, the common
+  /// case, then never walks its storage as it grows.
+  void purgeDue() {
+    uint64_t epoch = getWeakRefInvalidationEpoch();
+    if (!liveCount || epoch != liveCountEpoch || *liveCount != storage.size()) {
+      purge();
+      // Exact for `epoch`: an operation that died after it was read and
+      // still has an entry moved the epoch past it.
+      liveCount = storage.size();
+      liveCountEpoch = epoch;
+    }
+    purgeSchedule.purged(storage.size());
+  }
+
   void noteInserted() {
     if (liveCount)
       ++*liveCount;
