@@ -130,8 +130,10 @@ TEST_F(ExtensionTest, MapPurgesOpsThatDiedSinceTheLastDuePurge) {
     map[ops[i]] = i;
   EXPECT_EQ(map.getNumStoredEntries(), 190u);
   EXPECT_EQ(map.size(), 190u);
-  // The live count that purge took stays exact through an erase and a death.
+  // The live count that purge took stays exact through an erase (no death
+  // since: size() answers from the count) and is taken again after a death.
   EXPECT_TRUE(map.erase(ops[150]));
+  EXPECT_EQ(map.size(), 189u);
   ops[151]->destroy();
   EXPECT_EQ(map.size(), 188u);
   EXPECT_EQ(map.purge(), 1u);
@@ -139,6 +141,30 @@ TEST_F(ExtensionTest, MapPurgesOpsThatDiedSinceTheLastDuePurge) {
   for (int i = 10; i < 200; ++i)
     if (i != 151)
       ops[i]->destroy();
+}
+
+TEST_F(ExtensionTest, MovedFromMapIsEmpty) {
+  Operation *a = createOp(), *b = createOp();
+  WeakOpMap<int> map;
+  map[a] = 1;
+  map[b] = 2;
+  EXPECT_EQ(map.size(), 2u);
+  WeakOpMap<int> moved(std::move(map));
+  EXPECT_EQ(moved.size(), 2u);
+  EXPECT_EQ(map.size(), 0u);
+  EXPECT_EQ(map.getNumStoredEntries(), 0u);
+  WeakOpMap<int> assigned;
+  assigned[a] = 3;
+  assigned = std::move(moved);
+  EXPECT_EQ(*assigned.lookup(b), 2);
+  EXPECT_EQ(moved.size(), 0u);
+  // Both maps still work.
+  map[a] = 4;
+  EXPECT_EQ(map.size(), 1u);
+  a->destroy();
+  b->destroy();
+  EXPECT_EQ(assigned.size(), 0u);
+  EXPECT_EQ(map.size(), 0u);
 }
 
 TEST_F(ExtensionTest, SetForgetsDestroyedOps) {

@@ -30,6 +30,7 @@
 #include "llvm/ADT/STLExtras.h"
 
 #include <optional>
+#include <utility>
 
 namespace mlir::weakref {
 
@@ -52,6 +53,26 @@ class WeakOpMap {
   }
 
 public:
+  WeakOpMap() = default;
+  WeakOpMap(const WeakOpMap &) = default;
+  WeakOpMap &operator=(const WeakOpMap &) = default;
+  /// A moved-from map is empty (its live count included).
+  WeakOpMap(WeakOpMap &&other)
+      : storage(std::move(other.storage)), purgeSchedule(other.purgeSchedule),
+        liveCount(other.liveCount), liveCountEpoch(other.liveCountEpoch) {
+    other.clear();
+  }
+  WeakOpMap &operator=(WeakOpMap &&other) {
+    if (this != &other) {
+      storage = std::move(other.storage);
+      purgeSchedule = other.purgeSchedule;
+      liveCount = other.liveCount;
+      liveCountEpoch = other.liveCountEpoch;
+      other.clear();
+    }
+    return *this;
+  }
+
   /// Inserts `value` for `op` unless `op` already has an entry. Returns the
   /// entry's value and whether it was inserted. One hash lookup.
   std::pair<T *, bool> insert(Operation *op, T value) {
@@ -103,8 +124,8 @@ public:
 
   /// Returns the number of entries whose operation is alive. Constant time
   /// while no weakly referenced operation has died since the last count
-  /// (mlir::getWeakRefInvalidationEpoch); otherwise the entries are counted
-  /// again and dead ones dropped.
+  /// (mlir::getWeakRefInvalidationEpoch, which any weakly referenced object's
+  /// death in the process moves); otherwise the entries are counted again.
   size_t size() const {
     uint64_t epoch = getWeakRefInvalidationEpoch();
     if (!liveCount || epoch != liveCountEpoch) {
@@ -136,8 +157,9 @@ private:
   /// A purge the schedule calls for. Skipped when it cannot drop anything:
   /// the live count is exact while the invalidation epoch has not moved since
   /// it was taken (every insert and erase keeps it so), and if it counts every
-  /// stored entry, none is dead. A map whose operations all live, the common
-  /// case, then never walks its storage as it grows.
+  /// stored entry, none is dead. So a map does not walk its storage as it
+  /// grows while no weakly referenced object in the process dies (the epoch
+  /// is process-wide).
   void purgeDue() {
     uint64_t epoch = getWeakRefInvalidationEpoch();
     if (!liveCount || epoch != liveCountEpoch || *liveCount != storage.size()) {
