@@ -209,6 +209,34 @@ def testPurge():
         assert len(d) == 0
 
 
+# CHECK-LABEL: TEST: testPurgeSkipsScansWhileNothingDied
+@run
+def testPurgeSkipsScansWhileNothingDied():
+    with Context() as ctx, Location.unknown():
+        ctx.allow_unregistered_dialects = True
+        ops = [Operation.create("test.op") for _ in range(10)]
+        d = wr.WeakOpKeyDictionary((op, i) for i, op in enumerate(ops))
+        s = wr.WeakOpSet(ops)
+        epoch = wr._invalidation_epoch()
+        assert d.purge() == 0 and s.purge() == 0 and len(d) == 10
+        assert wr._invalidation_epoch() == epoch
+        # Every wrapper holds a weak reference, so an erase moves the epoch,
+        # and the next purge drops the entry (a purge that skipped its scan
+        # here would keep it).
+        ops[3].erase()
+        assert wr._invalidation_epoch() > epoch
+        # CHECK: after one death: purged 1 and 1, 9 and 9 left
+        log(f"after one death: purged {d.purge()} and {s.purge()}, {len(d)} and {len(s)} left")
+        assert d.purge() == 0 and len(d._data) == 9
+        # A death followed by an insert, with no purge in between: the
+        # insert does not hide the death from the next purge.
+        ops[4].erase()
+        extra = Operation.create("test.op")
+        d[extra] = 99
+        # CHECK: after a death and an insert: 9 live, 9 stored
+        log(f"after a death and an insert: {len(d)} live, {len(d._data)} stored")
+
+
 # CHECK-LABEL: TEST: testRefScope
 @run
 def testRefScope():

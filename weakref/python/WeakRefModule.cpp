@@ -326,6 +326,11 @@ MLIR_WEAKREF_PYTHON_MODULE(_mlirWeakRef, m) {
   m.doc() = "Weak operation references, reference scopes and erasure "
             "provenance (the compiled half of mlir.weakref)";
 
+  m.def(
+      "_invalidation_epoch", [] { return mlirWeakRefGetInvalidationEpoch(); },
+      "A process-wide counter that moves whenever a weakly referenced "
+      "operation dies (mlirWeakRefGetInvalidationEpoch).");
+
   py::class_<PyOpRef> opRef(m, "OpRef", "A weak reference to an operation.");
   opRef.def(py::init<py::handle>(), py::arg("operation"),
             "Creates a weak reference to a live operation.");

@@ -36,6 +36,17 @@ DEFINE_C_API_STRUCT(MlirErasureProvenance, void);
 #undef DEFINE_C_API_STRUCT
 
 /*===----------------------------------------------------------------------===
+ * Invalidation epoch.
+ *===----------------------------------------------------------------------===*/
+
+/// Returns mlir::getWeakRefInvalidationEpoch(): a process-wide counter that
+/// moves whenever a weakly referenced operation, block or block argument dies
+/// (in any context, on any thread). A cache of weak references that last saw
+/// all its entries alive at one value knows that none has died while the
+/// counter still reads that value.
+MLIR_CAPI_EXPORTED uint64_t mlirWeakRefGetInvalidationEpoch(void);
+
+/*===----------------------------------------------------------------------===
  * Weak operation maps: operation -> intptr_t, forgetting destroyed operations.
  * A lookup never matches an operation allocated at a dead operation's address.
  *===----------------------------------------------------------------------===*/

@@ -16,7 +16,9 @@ destroyed it::
 Operations die without notifying Python (possibly on pass-manager threads),
 so unlike `weakref.WeakKeyDictionary` an entry's value is released lazily:
 dead entries are invisible at once, and reclaimed by `purge()`, by `len()`
-and as the container grows. No callbacks run when an operation dies.
+and as the container grows. No callbacks run when an operation dies. Those
+reclaiming scans, and so `len()`, take constant time while no weakly
+referenced operation in the process has died since the last one.
 
 `RefScope` owns many references and drops them all at once. With
 `ErasureProvenance(context)` enabled, a dead reference can say what destroyed
@@ -31,6 +33,7 @@ from ._mlir_libs._mlirWeakRef import (
     RefScope,
     ScopedRef,
     ErasureProvenance,
+    _invalidation_epoch,
 )
 
 __all__ = [
@@ -67,6 +70,9 @@ class _WeakOpContainer:
     def __init__(self):
         self._data = {}
         self._purge_at = _PURGE_MIN_SIZE
+        # The invalidation epoch at which every stored entry was last known to
+        # be alive (see purge()).
+        self._clean_epoch = _invalidation_epoch()
 
     def _maybe_purge(self):
         if len(self._data) >= self._purge_at:
@@ -75,9 +81,18 @@ class _WeakOpContainer:
 
     def purge(self):
         """Reclaims the entries of destroyed operations; returns how many."""
+        # Every entry was alive when it was stored (ref() refuses an erased
+        # operation) or when the last scan kept it. If no weakly referenced
+        # object in the process has died since that scan (the epoch has not
+        # moved), none is dead: no scan. An operation that dies during the
+        # scan moves the epoch past the value read here.
+        epoch = _invalidation_epoch()
+        if epoch == self._clean_epoch:
+            return 0
         dead = [k for k in self._data if not k.alive]
         for k in dead:
             del self._data[k]
+        self._clean_epoch = epoch
         return len(dead)
 
     def __len__(self):
