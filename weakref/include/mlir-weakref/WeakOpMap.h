@@ -57,12 +57,12 @@ public:
   WeakOpMap(const WeakOpMap &) = default;
   WeakOpMap &operator=(const WeakOpMap &) = default;
   /// A moved-from map is empty (its live count included).
-  WeakOpMap(WeakOpMap &&other)
+  WeakOpMap(WeakOpMap &&other) noexcept
       : storage(std::move(other.storage)), purgeSchedule(other.purgeSchedule),
         liveCount(other.liveCount), liveCountEpoch(other.liveCountEpoch) {
     other.clear();
   }
-  WeakOpMap &operator=(WeakOpMap &&other) {
+  WeakOpMap &operator=(WeakOpMap &&other) noexcept {
     if (this != &other) {
       storage = std::move(other.storage);
       purgeSchedule = other.purgeSchedule;

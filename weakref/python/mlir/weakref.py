@@ -16,9 +16,9 @@ destroyed it::
 Operations die without notifying Python (possibly on pass-manager threads),
 so unlike `weakref.WeakKeyDictionary` an entry's value is released lazily:
 dead entries are invisible at once, and reclaimed by `purge()`, by `len()`
-and as the container grows. No callbacks run when an operation dies. Those
-reclaiming scans, and so `len()`, take constant time while no weakly
-referenced operation in the process has died since the last one.
+and as the container grows. No callbacks run when an operation dies. A purge
+(and so `len()`) skips its scan, and takes constant time, while no weakly
+referenced object in the process has died since the container's last scan.
 
 `RefScope` owns many references and drops them all at once. With
 `ErasureProvenance(context)` enabled, a dead reference can say what destroyed
