@@ -67,7 +67,7 @@ struct Ops : weakref::bench::OpFactory {
 };
 
 /// Not inlined, so that callgrind can count a batch's inserts alone
-/// (`--toggle-collect='*fill*'`, see docs/MEASUREMENTS.md).
+/// (`--toggle-collect='*fill<*'`, see docs/MEASUREMENTS.md).
 template <typename MapT>
 LLVM_ATTRIBUTE_NOINLINE void fill(MapT &map, Ops &ops) {
   for (unsigned i = 0; i < kOps; ++i)

@@ -29,7 +29,6 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 
-#include <optional>
 #include <utility>
 
 namespace mlir::weakref {
@@ -57,11 +56,7 @@ public:
   WeakOpMap(const WeakOpMap &) = default;
   WeakOpMap &operator=(const WeakOpMap &) = default;
   /// A moved-from map is empty (its live count included).
-  WeakOpMap(WeakOpMap &&other) noexcept
-      : storage(std::move(other.storage)), purgeSchedule(other.purgeSchedule),
-        liveCount(other.liveCount), liveCountEpoch(other.liveCountEpoch) {
-    other.clear();
-  }
+  WeakOpMap(WeakOpMap &&other) noexcept { *this = std::move(other); }
   WeakOpMap &operator=(WeakOpMap &&other) noexcept {
     if (this != &other) {
       storage = std::move(other.storage);
@@ -88,7 +83,7 @@ public:
       entry.value = std::move(value);
     }
     entry.ref = WeakOpRef(op);
-    noteInserted();
+    ++liveCount;
     return {&entry.value, true};
   }
 
@@ -110,8 +105,7 @@ public:
     if (!findLive(op))
       return false;
     storage.erase(op);
-    if (liveCount)
-      --*liveCount;
+    --liveCount;
     return true;
   }
 
@@ -128,12 +122,12 @@ public:
   /// death in the process moves); otherwise the entries are counted again.
   size_t size() const {
     uint64_t epoch = getWeakRefInvalidationEpoch();
-    if (!liveCount || epoch != liveCountEpoch) {
+    if (epoch != liveCountEpoch) {
       liveCount =
           llvm::count_if(storage, [](auto &kv) { return bool(kv.second.ref); });
       liveCountEpoch = epoch;
     }
-    return *liveCount;
+    return liveCount;
   }
   bool empty() const { return size() == 0; }
   void clear() {
@@ -162,7 +156,7 @@ private:
   /// is process-wide).
   void purgeDue() {
     uint64_t epoch = getWeakRefInvalidationEpoch();
-    if (!liveCount || epoch != liveCountEpoch || *liveCount != storage.size()) {
+    if (epoch != liveCountEpoch || liveCount != storage.size()) {
       purge();
       // Exact for `epoch`: an operation that died after it was read and
       // still has an entry moved the epoch past it.
@@ -172,17 +166,13 @@ private:
     purgeSchedule.purged(storage.size());
   }
 
-  void noteInserted() {
-    if (liveCount)
-      ++*liveCount;
-  }
-
   Storage storage;
   /// Dead entries are dropped as the map grows (see detail/Purge.h).
   detail::PurgeSchedule purgeSchedule;
-  /// The live count and the invalidation epoch it was taken at; unset when
-  /// unknown.
-  mutable std::optional<size_t> liveCount = 0;
+  /// The number of live entries, exact while the invalidation epoch reads
+  /// `liveCountEpoch` (every insert and erase keeps it so); recounted by
+  /// size() once the epoch has moved.
+  mutable size_t liveCount = 0;
   mutable uint64_t liveCountEpoch = getWeakRefInvalidationEpoch();
 };
 
