@@ -183,6 +183,11 @@ def collect(flavor):
         f"{hot_ops:,.0f} ops per thread, taken again and again (data in the thread's caches)",
         scaling(4)[0], "{:.2f}x",
         "first references, cache-resident control: 2 threads / 1 thread (throughput)", unit="")
+    add(flavor, "fifth control: the row, each thread's ops referenced and released once "
+        "before the clock (control blocks the thread freed itself, through the "
+        "allocator's per-CPU stacks)",
+        scaling(5)[0], "{:.2f}x",
+        "first references, warm-allocator control: 2 threads / 1 thread (throughput)", unit="")
     add(flavor, "copy + drop of an extra reference (ns)", ns_per_item(runs, "BM_RefCopy"),
         "{:.1f}", "copy + drop of an extra reference (ns)", unit="")
     add(flavor, "for scale: one uncontended atomic read-modify-write (ns)",
