@@ -293,11 +293,18 @@ static double runFirstReferenceThreads(MLIRContext &context, unsigned threads,
       std::vector<WeakOpRef> refs(kOpsPerThread);
       std::vector<Block16> blocks(privateTraffic ? kOpsPerThread : 0);
       Location loc = UnknownLoc::get(&context);
-      if (mode == ThreadsMode::ReferenceWarm) {
-        for (unsigned i = 0; i < kOpsPerThread; ++i)
+      // First references to the thread's first `n` ops, and their release.
+      auto reference = [&](unsigned n) {
+        for (unsigned i = 0; i < n; ++i)
           refs[i] = WeakOpRef(ops[i]);
-        for (unsigned i = 0; i < kOpsPerThread; ++i)
+      };
+      auto release = [&](unsigned n) {
+        for (unsigned i = 0; i < n; ++i)
           refs[i] = WeakOpRef();
+      };
+      if (mode == ThreadsMode::ReferenceWarm) {
+        reference(kOpsPerThread);
+        release(kOpsPerThread);
       }
       arrived.fetch_add(1);
       while (arrived.load() != threads)
@@ -306,15 +313,12 @@ static double runFirstReferenceThreads(MLIRContext &context, unsigned threads,
       switch (mode) {
       case ThreadsMode::Reference:
       case ThreadsMode::ReferenceWarm:
-        for (unsigned i = 0; i < kOpsPerThread; ++i)
-          refs[i] = WeakOpRef(ops[i]);
+        reference(kOpsPerThread);
         break;
       case ThreadsMode::ReferenceHot:
         for (unsigned pass = 0; pass < kOpsPerThread / kHotOps; ++pass) {
-          for (unsigned i = 0; i < kHotOps; ++i)
-            refs[i] = WeakOpRef(ops[i]);
-          for (unsigned i = 0; i < kHotOps; ++i)
-            refs[i] = WeakOpRef();
+          reference(kHotOps);
+          release(kHotOps);
         }
         break;
       case ThreadsMode::StoreLoc:
