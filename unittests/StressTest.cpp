@@ -141,16 +141,16 @@ TEST(StressTest, PassManagerAndReferenceThreadsShareAContext) {
 }
 } // namespace
 
-TEST(StressTest, TableIdsRecycledWhileOtherContextsRelease) {
-  // Control blocks name their table by an id that destroyed contexts give
-  // back and new contexts reuse. One thread creates and destroys contexts
-  // (with references into them) as fast as it can, while two others keep
-  // making and dropping the first and last references to ops of a context
-  // that lives throughout: every last release looks its table up by id
-  // while ids are being handed out and given back. Run under
-  // ThreadSanitizer (build-thread) this checks the registry's
-  // happens-before argument; in any build, that every release finds its own
-  // table (releaseLast asserts the entry was there).
+TEST(StressTest, TablesFreedWhileOtherContextsRelease) {
+  // A control block points at its context's table, which outlives the context
+  // until its last block is freed. One thread creates and destroys contexts
+  // (with references into them, some outliving them) as fast as it can, while
+  // two others keep making and dropping the first and last references to ops
+  // of a context that lives throughout: tables are created, detached and
+  // freed (with their last block) while other tables take and drop entries.
+  // Run under ThreadSanitizer (build-thread) this checks that a table is
+  // freed only after its last access; in any build, that every release finds
+  // its own table intact.
   MLIRContext stable;
   stable.allowUnregisteredDialects();
   std::vector<Operation *> ops;
@@ -174,7 +174,8 @@ TEST(StressTest, TableIdsRecycledWhileOtherContextsRelease) {
           ref.reset(); // the last release of a live op's reference
         op->destroy();
       }
-      // A dead block released after its table gave its id back.
+      // `outliving`, dead, is released at the end of this round, after its
+      // context is gone: the last block of its table, it frees the table.
       EXPECT_TRUE(outliving.isNull() || outliving.isExpired());
     }
     done = true;

@@ -102,26 +102,6 @@ static void testMapAcrossAddressReuse(void) {
   mlirContextDestroy(ctx);
 }
 
-static void testInvalidationEpoch(void) {
-  // CHECK-LABEL: @testInvalidationEpoch
-  fprintf(stderr, "@testInvalidationEpoch\n");
-  MlirContext ctx = mlirContextCreate();
-  mlirContextSetAllowUnregisteredDialects(ctx, true);
-  MlirOperation unreferenced = createOp(ctx), referenced = createOp(ctx);
-  MlirOperationRef ref = mlirOperationRefCreate(referenced);
-  uint64_t before = mlirWeakRefGetInvalidationEpoch();
-  mlirOperationDestroy(unreferenced);
-  uint64_t afterUnreferenced = mlirWeakRefGetInvalidationEpoch();
-  mlirOperationDestroy(referenced);
-  uint64_t afterReferenced = mlirWeakRefGetInvalidationEpoch();
-  // CHECK: unreferenced death moves it 0, referenced death moves it 1
-  fprintf(stderr,
-          "unreferenced death moves it %d, referenced death moves it %d\n",
-          afterUnreferenced != before, afterReferenced > afterUnreferenced);
-  mlirOperationRefDestroy(ref);
-  mlirContextDestroy(ctx);
-}
-
 static void testScope(void) {
   // CHECK-LABEL: @testScope
   fprintf(stderr, "@testScope\n");
@@ -219,7 +199,6 @@ static void testProvenance(void) {
 int main(void) {
   testNullHandles();
   testMapAcrossAddressReuse();
-  testInvalidationEpoch();
   testScope();
   testProvenance();
   return EXIT_SUCCESS;

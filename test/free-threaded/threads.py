@@ -13,8 +13,9 @@ references from a thread other than the one destroying the ops), while the
 owners destroy the IR under them. All threads also share one
 `weakref.RefScope` (owners add to it, the collector counts and resets it) and
 one `weakref.ErasureProvenance` (owners instrument their pass managers, their
-dead wrappers' errors ask it what erased the op, the collector closes it
-midway).
+dead wrappers' errors ask it what erased the op; once the owners are done,
+the collector closes it while other threads still ask it: opening or closing
+it sets the context's destruction hook, which must not race with ops dying).
 
 Every access either works or raises; checked against a ground truth:
 - a reference that reads dead never reads alive again (collector and owner);
@@ -196,10 +197,7 @@ def owner(ctx, seed, steps, shared, stats, errors):
                 elif action < 85:
                     module = rng.choice(modules)
                     pm = PassManager.parse(PIPELINE)
-                    try:
-                        provenance.instrument(pm)
-                    except ValueError:
-                        pass  # the collector closed it
+                    provenance.instrument(pm)
                     pm.run(module.operation)
                     stats.add(passes=1)
                 elif action < 92:
@@ -262,12 +260,49 @@ def collector(shared, stats, errors, done):
             if n % 401 == 0:
                 scope.reset()
                 stats.add(scope_resets=1)
-            if n == 500:
-                provenance.close()  # while owners' errors may be asking it
-                stats.add(provenance_closed=1)
+        # The owners are done (`done` is set once they are joined): no thread
+        # destroys ops of the context any more, so the recorder may be closed.
+        close_while_describing(provenance, dead, [op for op, _ in kept],
+                               stats, errors)
         kept.clear()
     except BaseException as e:  # noqa: B902
         errors.append(f"collector: {type(e).__name__}: {e}")
+
+
+def close_while_describing(provenance, refs, wrappers, stats, errors):
+    """Closes `provenance` while two threads ask it what erased the ops of
+    dead references `refs`, and use `wrappers`, whose errors ask it too: each
+    answer is a whole description or none. Called only while no thread
+    destroys ops of its context: closing it sets the context's destruction
+    hook, which must not race with ops dying (the threads here only read)."""
+    start = threading.Barrier(3)
+
+    def ask():
+        try:
+            start.wait()
+            for _ in range(5):
+                for r in refs:
+                    note = provenance.describe(r)
+                    if note is not None and " erased " not in note:
+                        raise Failure(f"a partial description: {note!r}")
+                for op in wrappers:
+                    try:
+                        op.name
+                    except RuntimeError as e:
+                        if not str(e).startswith("the operation has been erased"):
+                            raise Failure(f"unexpected error for a dead op: {e}")
+            stats.add(describers=1)
+        except BaseException as e:  # noqa: B902
+            errors.append(f"describer: {type(e).__name__}: {e}")
+
+    threads = [threading.Thread(target=ask) for _ in range(2)]
+    for t in threads:
+        t.start()
+    start.wait()
+    provenance.close()
+    stats.add(provenance_closed=1)
+    for t in threads:
+        t.join()
 
 
 def hammer(ctx, seed, stats):

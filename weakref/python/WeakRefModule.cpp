@@ -16,8 +16,13 @@
 // observe safely. A reference (`OpRef`, `ScopedRef`) never changes after it is
 // made; a `RefScope` and an `ErasureProvenance` can be used and closed from
 // several threads, so each guards its handle with a mutex of its own, never
-// held while Python code runs. Nothing here keeps a context alive except
-// `ErasureProvenance`, whose recorder must not outlive its context.
+// held while Python code runs. Opening or closing an `ErasureProvenance` sets
+// its context's destruction hook, which is not thread-safe: it must not race
+// with the destruction of the context's operations on other threads (a pass
+// manager running, another thread erasing ops or dropping a module); the
+// caller sees to that, as the class's docstring says. Nothing here keeps a
+// context alive except `ErasureProvenance`, whose recorder must not outlive
+// its context.
 //
 //===----------------------------------------------------------------------===//
 
@@ -326,11 +331,6 @@ MLIR_WEAKREF_PYTHON_MODULE(_mlirWeakRef, m) {
   m.doc() = "Weak operation references, reference scopes and erasure "
             "provenance (the compiled half of mlir.weakref)";
 
-  m.def(
-      "_invalidation_epoch", [] { return mlirWeakRefGetInvalidationEpoch(); },
-      "A process-wide counter that moves whenever a weakly referenced "
-      "operation dies (mlirWeakRefGetInvalidationEpoch).");
-
   py::class_<PyOpRef> opRef(m, "OpRef", "A weak reference to an operation.");
   opRef.def(py::init<py::handle>(), py::arg("operation"),
             "Creates a weak reference to a live operation.");
@@ -382,9 +382,18 @@ MLIR_WEAKREF_PYTHON_MODULE(_mlirWeakRef, m) {
       "Only operations with a weak reference are recorded: every Python "
       "Operation wrapper holds one. At most one recorder per context; a "
       "context manager, closed when garbage collected. It keeps the context "
-      "alive.")
+      "alive.\n\n"
+      "Thread safety: `describe` may be called from any thread. Creating "
+      "the recorder and closing it (`close()`, leaving the "
+      "`with` block, or its garbage collection) set the context's "
+      "destruction hook, which must not race with the destruction of the "
+      "context's operations on other threads: do neither while another "
+      "thread runs a pass manager on the context, erases its operations or "
+      "drops its modules. Close it explicitly rather than leaving it to the "
+      "garbage collector when other threads use the context.")
       .def(py::init<py::object>(), py::arg("context") = py::none(),
-           "Starts recording for `context` (default: the current context).")
+           "Starts recording for `context` (default: the current context). "
+           "Not while other threads destroy the context's operations.")
       .def("instrument", &PyProvenance::instrument, py::arg("pass_manager"),
            "Attributes erasures made by the pass manager's passes to them.")
       .def(
@@ -396,7 +405,8 @@ MLIR_WEAKREF_PYTHON_MODULE(_mlirWeakRef, m) {
           "What destroyed the operation `ref` refers to, or None if it is "
           "alive or was destroyed while not recording.")
       .def("close", &PyProvenance::close,
-           "Stops recording; earlier records are dropped.")
+           "Stops recording; earlier records are dropped. Not while other "
+           "threads destroy the context's operations.")
       .MLIR_WEAKREF_DEF_PROPERTY_READONLY(
           "closed", [](const PyProvenance &self) { return !self.isOpen(); })
       .MLIR_WEAKREF_DEF_READONLY("context", &PyProvenance::contextObj)

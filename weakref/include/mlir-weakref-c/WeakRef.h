@@ -36,17 +36,6 @@ DEFINE_C_API_STRUCT(MlirErasureProvenance, void);
 #undef DEFINE_C_API_STRUCT
 
 /*===----------------------------------------------------------------------===
- * Invalidation epoch.
- *===----------------------------------------------------------------------===*/
-
-/// Returns mlir::getWeakRefInvalidationEpoch(): a process-wide counter that
-/// moves whenever a weakly referenced operation, block or block argument dies
-/// (in any context, on any thread). A cache of weak references that last saw
-/// all its entries alive at one value knows that none has died while the
-/// counter still reads that value.
-MLIR_CAPI_EXPORTED uint64_t mlirWeakRefGetInvalidationEpoch(void);
-
-/*===----------------------------------------------------------------------===
  * Weak operation maps: operation -> intptr_t, forgetting destroyed operations.
  * A lookup never matches an operation allocated at a dead operation's address.
  *===----------------------------------------------------------------------===*/
@@ -64,7 +53,8 @@ MLIR_CAPI_EXPORTED bool mlirWeakOpMapLookup(MlirWeakOpMap map, MlirOperation op,
                                             intptr_t *value);
 /// Removes `op`'s entry. Returns true if it had one.
 MLIR_CAPI_EXPORTED bool mlirWeakOpMapErase(MlirWeakOpMap map, MlirOperation op);
-/// Returns the number of entries whose operation is alive.
+/// Returns the number of entries whose operation is alive: linear in the
+/// number of entries stored, dead ones included.
 MLIR_CAPI_EXPORTED size_t mlirWeakOpMapSize(MlirWeakOpMap map);
 /// Reclaims the storage of entries whose operation died; returns how many.
 MLIR_CAPI_EXPORTED size_t mlirWeakOpMapPurge(MlirWeakOpMap map);
@@ -113,10 +103,15 @@ MLIR_CAPI_EXPORTED void mlirWeakOpRefScopeReset(MlirWeakOpRefScope scope);
 
 /// Starts recording, for `ctx`, the name, location and running pass of each
 /// weakly referenced operation that is destroyed. Returns a null handle if
-/// `ctx` is null or already has a recorder.
+/// `ctx` is null or already has a recorder (or another destruction hook).
+/// Like mlirErasureProvenanceDestroy, it sets the context's destruction hook,
+/// which is not thread-safe: neither may run while operations of `ctx` are
+/// being destroyed on other threads (by a pass manager, say). The recorder
+/// must be destroyed before `ctx`.
 MLIR_CAPI_EXPORTED MlirErasureProvenance
 mlirErasureProvenanceEnable(MlirContext ctx);
-/// Stops recording and frees the recorder.
+/// Stops recording and frees the recorder. Must not run while operations of
+/// its context are being destroyed on other threads.
 MLIR_CAPI_EXPORTED void
 mlirErasureProvenanceDestroy(MlirErasureProvenance provenance);
 static inline bool

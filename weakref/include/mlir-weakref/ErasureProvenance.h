@@ -21,6 +21,14 @@
 // no reference can ask about any more are dropped by `purge`, which also runs
 // as the table grows.
 //
+// Threads. The hook that records runs on whichever thread destroys an op,
+// possibly on several at once, with no lock of MLIR's held; it takes the
+// recorder's own mutex, as do `lookup`, `purge` and `size`, which may be called
+// from any thread. Enabling and destroying a recorder set the context's
+// destruction hook, which is not thread-safe: neither may race with the
+// destruction of the context's operations on other threads (a pass manager
+// running on the context, say).
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef MLIR_WEAKREF_ERASUREPROVENANCE_H
@@ -59,10 +67,13 @@ public:
   /// Starts recording for `context`, through its weak reference destruction
   /// hook. Returns null if `context` is null or its hook is taken (by another
   /// recorder, for instance). The recorder must be destroyed before
-  /// `context`.
+  /// `context`. Must not race with the destruction of `context`'s operations
+  /// on other threads (setting the hook is not thread-safe); concurrent calls
+  /// of `enable` and of the destructor, for any contexts, are serialized.
   static std::unique_ptr<ErasureProvenance> enable(MLIRContext *context);
-  /// Stops recording; outstanding records are dropped. When it returns, the
-  /// recorder's hook is not running on any thread.
+  /// Stops recording; outstanding records are dropped. Must not race with the
+  /// destruction of the context's operations on other threads: the hook it
+  /// removes could be running there, on this recorder, with no lock held.
   ~ErasureProvenance();
 
   /// Attributes erasures made by `pm`'s passes to them.
@@ -85,10 +96,14 @@ public:
 
 private:
   explicit ErasureProvenance(MLIRContext *context) : context(context) {}
+  /// The destruction hook: runs on the destroying thread, with no lock held
+  /// but `mutex`, which it takes.
   static void onDestroy(Operation *op, void *self);
   size_t purgeLocked();
 
   MLIRContext *context;
+  /// Guards `records` and `purgeSchedule`: the hook may run on several
+  /// threads at once, and concurrently with `lookup`, `purge` and `size`.
   mutable std::mutex mutex;
   llvm::DenseMap<WeakOpRef, Record> records;
   /// Records no reference can ask about are dropped as the map grows.

@@ -14,7 +14,9 @@
 //
 // Entries are indexed by address. An entry whose op has died is invisible to
 // lookups and iteration at once, and its storage is reclaimed lazily: when a
-// new op takes its address, on `purge()`, or when the map would grow.
+// new op takes its address, on `purge()`, or when the map would grow (see
+// detail/Purge.h). Since the map learns of deaths only by looking, `size()`
+// and `empty()` look at every stored entry: they take linear time.
 //
 // Not thread-safe: like DenseMap, a map must not be mutated concurrently with
 // any other access. Keys may be destroyed on any thread.
@@ -42,6 +44,11 @@ class WeakOpMap {
   };
   using Storage = llvm::DenseMap<Operation *, Entry>;
 
+  /// Whether a stored entry's operation is alive.
+  static bool isLive(const typename Storage::value_type &kv) {
+    return bool(kv.second.ref);
+  }
+
   /// Returns the entry for `op` if it belongs to `op` itself, not to a dead op
   /// that had the same address.
   Entry *findLive(Operation *op) const {
@@ -55,14 +62,12 @@ public:
   WeakOpMap() = default;
   WeakOpMap(const WeakOpMap &) = default;
   WeakOpMap &operator=(const WeakOpMap &) = default;
-  /// A moved-from map is empty (its live count included).
+  /// A moved-from map is empty.
   WeakOpMap(WeakOpMap &&other) noexcept { *this = std::move(other); }
   WeakOpMap &operator=(WeakOpMap &&other) noexcept {
     if (this != &other) {
       storage = std::move(other.storage);
       purgeSchedule = other.purgeSchedule;
-      liveCount = other.liveCount;
-      liveCountEpoch = other.liveCountEpoch;
       other.clear();
     }
     return *this;
@@ -72,8 +77,10 @@ public:
   /// entry's value and whether it was inserted. One hash lookup.
   std::pair<T *, bool> insert(Operation *op, T value) {
     assert(op && "cannot insert a null operation");
-    if (purgeSchedule.isDue(storage.size()))
-      purgeDue();
+    if (purgeSchedule.isDue(storage.size())) {
+      purge();
+      purgeSchedule.purged(storage.size());
+    }
     auto [it, inserted] = storage.try_emplace(op, std::move(value));
     Entry &entry = it->second;
     if (!inserted) {
@@ -83,7 +90,6 @@ public:
       entry.value = std::move(value);
     }
     entry.ref = WeakOpRef(op);
-    ++liveCount;
     return {&entry.value, true};
   }
 
@@ -105,36 +111,23 @@ public:
     if (!findLive(op))
       return false;
     storage.erase(op);
-    --liveCount;
     return true;
   }
 
   /// Drops the entries of destroyed operations. Returns how many were dropped.
   size_t purge() {
     size_t before = storage.size();
-    detail::eraseIf(storage, [](auto &kv) { return !kv.second.ref; });
+    detail::eraseIf(storage, [](auto &kv) { return !isLive(kv); });
     return before - storage.size();
   }
 
-  /// Returns the number of entries whose operation is alive. Constant time
-  /// while no weakly referenced operation has died since the last count
-  /// (mlir::getWeakRefInvalidationEpoch, which any weakly referenced object's
-  /// death in the process moves); otherwise the entries are counted again.
-  size_t size() const {
-    uint64_t epoch = getWeakRefInvalidationEpoch();
-    if (epoch != liveCountEpoch) {
-      liveCount =
-          llvm::count_if(storage, [](auto &kv) { return bool(kv.second.ref); });
-      liveCountEpoch = epoch;
-    }
-    return liveCount;
-  }
-  bool empty() const { return size() == 0; }
-  void clear() {
-    storage.clear();
-    liveCount = 0;
-    liveCountEpoch = getWeakRefInvalidationEpoch();
-  }
+  /// Returns the number of entries whose operation is alive. Linear in the
+  /// number of stored entries (dead ones included): operations die without
+  /// notifying the map, so it counts them. Does not purge.
+  size_t size() const { return llvm::count_if(storage, isLive); }
+  /// Returns true if no entry's operation is alive. Linear, like size().
+  bool empty() const { return llvm::none_of(storage, isLive); }
+  void clear() { storage.clear(); }
 
   /// Calls `fn(Operation *, T &)` for every entry whose operation is alive.
   template <typename Fn>
@@ -148,32 +141,9 @@ public:
   size_t getNumStoredEntries() const { return storage.size(); }
 
 private:
-  /// A purge the schedule calls for. Skipped when it cannot drop anything:
-  /// the live count is exact while the invalidation epoch has not moved since
-  /// it was taken (every insert and erase keeps it so), and if it counts every
-  /// stored entry, none is dead. So a map does not walk its storage as it
-  /// grows while no weakly referenced object in the process dies (the epoch
-  /// is process-wide).
-  void purgeDue() {
-    uint64_t epoch = getWeakRefInvalidationEpoch();
-    if (epoch != liveCountEpoch || liveCount != storage.size()) {
-      purge();
-      // Exact for `epoch`: an operation that died after it was read and
-      // still has an entry moved the epoch past it.
-      liveCount = storage.size();
-      liveCountEpoch = epoch;
-    }
-    purgeSchedule.purged(storage.size());
-  }
-
   Storage storage;
   /// Dead entries are dropped as the map grows (see detail/Purge.h).
   detail::PurgeSchedule purgeSchedule;
-  /// The number of live entries, exact while the invalidation epoch reads
-  /// `liveCountEpoch` (every insert and erase keeps it so); recounted by
-  /// size() once the epoch has moved.
-  mutable size_t liveCount = 0;
-  mutable uint64_t liveCountEpoch = getWeakRefInvalidationEpoch();
 };
 
 /// A set of operations that forgets an operation once it is destroyed.
@@ -183,6 +153,7 @@ public:
   bool contains(Operation *op) const { return map.contains(op); }
   bool erase(Operation *op) { return map.erase(op); }
   size_t purge() { return map.purge(); }
+  /// Linear in the number of stored entries, as WeakOpMap::size().
   size_t size() const { return map.size(); }
   bool empty() const { return map.empty(); }
   void clear() { map.clear(); }

@@ -22,10 +22,6 @@ DEFINE_C_API_PTR_METHODS(MlirWeakOpMap, WeakIntMap)
 DEFINE_C_API_PTR_METHODS(MlirWeakOpRefScope, WeakOpRefScope)
 DEFINE_C_API_PTR_METHODS(MlirErasureProvenance, ErasureProvenance)
 
-uint64_t mlirWeakRefGetInvalidationEpoch(void) {
-  return getWeakRefInvalidationEpoch();
-}
-
 //===----------------------------------------------------------------------===//
 // Weak operation maps
 //===----------------------------------------------------------------------===//

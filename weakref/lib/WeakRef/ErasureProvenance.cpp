@@ -58,7 +58,10 @@ std::string describePattern(const Pattern &pattern) {
 /// Serializes enabling and disabling recorders, so that two recorders cannot
 /// both find a context without a destruction hook. Which context has a
 /// recorder is the context's own state (its hook), never a registry keyed by
-/// context address, which would go stale when a context dies.
+/// context address, which would go stale when a context dies. It does not
+/// order the hook's calls: MLIR runs the hook with no lock held, and setting
+/// it must not race with the destruction of the context's operations (the
+/// callers' contract, see ErasureProvenance.h).
 std::mutex enableMutex;
 } // namespace
 
@@ -86,8 +89,10 @@ ErasureProvenance::enable(MLIRContext *context) {
 
 ErasureProvenance::~ErasureProvenance() {
   std::lock_guard<std::mutex> lock(enableMutex);
-  // Once this returns, onDestroy is not running and will not run for this
-  // recorder, on any thread.
+  // MLIR does not call a hook again once it has been replaced. That no call
+  // of onDestroy is still running on another thread, on this recorder about
+  // to be freed, is the caller's contract: no op of the context is being
+  // destroyed concurrently.
   setWeakOpRefDestructionHook(context, nullptr, nullptr);
 }
 
@@ -101,6 +106,10 @@ ErasureProvenance::createPatternListener() {
 }
 
 void ErasureProvenance::onDestroy(Operation *op, void *userData) {
+  // Runs on the thread destroying `op`, perhaps on several at once, with no
+  // lock of MLIR's held: taking `mutex` (and creating a reference to `op`,
+  // which takes the context's table lock) cannot deadlock with MLIR. Of the
+  // IR it reads only `op`'s name and location, as the hook's contract asks.
   auto *self = static_cast<ErasureProvenance *>(userData);
   Record record;
   detail::OpLabel label = detail::captureOpLabel(op);

@@ -17,13 +17,14 @@ Operations die without notifying Python (possibly on pass-manager threads),
 so unlike `weakref.WeakKeyDictionary` an entry's value is released lazily:
 dead entries are invisible at once, and reclaimed by `purge()`, by `len()`
 and as the container grows. No callbacks run when an operation dies. A purge
-(and so `len()`) skips its scan, and takes constant time, while no weakly
-referenced object in the process has died since the container's last scan.
+(and so `len()`) checks every entry: it takes time linear in the container's
+size.
 
 `RefScope` owns many references and drops them all at once. With
 `ErasureProvenance(context)` enabled, a dead reference can say what destroyed
 its operation, and so do the RuntimeErrors raised by erased operations'
-wrappers.
+wrappers. Enable and close it while no other thread destroys the context's
+operations (see its docstring).
 """
 
 from collections.abc import MutableMapping, MutableSet
@@ -33,7 +34,6 @@ from ._mlir_libs._mlirWeakRef import (
     RefScope,
     ScopedRef,
     ErasureProvenance,
-    _invalidation_epoch,
 )
 
 __all__ = [
@@ -70,9 +70,6 @@ class _WeakOpContainer:
     def __init__(self):
         self._data = {}
         self._purge_at = _PURGE_MIN_SIZE
-        # The invalidation epoch at which every stored entry was last known to
-        # be alive (see purge()).
-        self._clean_epoch = _invalidation_epoch()
 
     def _maybe_purge(self):
         if len(self._data) >= self._purge_at:
@@ -81,18 +78,9 @@ class _WeakOpContainer:
 
     def purge(self):
         """Reclaims the entries of destroyed operations; returns how many."""
-        # Every entry was alive when it was stored (ref() refuses an erased
-        # operation) or when the last scan kept it. If no weakly referenced
-        # object in the process has died since that scan (the epoch has not
-        # moved), none is dead: no scan. An operation that dies during the
-        # scan moves the epoch past the value read here.
-        epoch = _invalidation_epoch()
-        if epoch == self._clean_epoch:
-            return 0
         dead = [k for k in self._data if not k.alive]
         for k in dead:
             del self._data[k]
-        self._clean_epoch = epoch
         return len(dead)
 
     def __len__(self):
