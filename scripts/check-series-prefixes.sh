@@ -1,0 +1,599 @@
+#!/usr/bin/env bash
+# check-series-prefixes.sh -- every prefix of a release's patch series
+# (patches 1..k, k = 1..N) builds and passes the tests that prefix adds, so
+# that each patch can be reviewed and landed on its own.
+#
+#   [LLVM_VERSION=23.1.1|19.1.7] scripts/check-series-prefixes.sh [--dry-run]
+#   [LLVM_VERSION=...]           scripts/check-series-prefixes.sh --restore
+#
+#   --dry-run   print, per prefix, the files that would be re-made, the
+#               targets that would be built and the tests that would run;
+#               changes nothing
+#   --restore   only put the full series back into the build tree after an
+#               interrupted run (the next run does it too)
+#
+# It works IN the patched build tree of ./setup.sh (`--print-tree`), reusing
+# its LLVM build: for k = 1..N it re-makes the files the series touches from
+# the pristine source + patches 1..k (files the prefix does not create are
+# removed; files whose content did not change since the previous step keep
+# their mtime, the others get a new one, as setup.sh does), then runs
+#   ninja -C <llvm build> MLIRIR MLIRCAPIIR [+ what the prefix's tests need]
+# (ninja re-runs cmake itself when a CMakeLists.txt changed) and the tests
+# the prefix adds (test files patches 1..k create or change):
+#   mlir/unittests/IR/WeakOpRefTest.cpp   a gtest binary built from it against
+#       the build's MLIRIR and LLVM's bundled GoogleTest, as
+#       unittests/CMakeLists.txt builds WeakOpRefUpstreamTests (a small CMake
+#       project of this script's own: the project's build also builds
+#       MLIRWeakRef, which needs the whole series)
+#   mlir/test/CAPI/opref.c                mlir-capi-opref-test | FileCheck opref.c
+#       (its RUN line; without a built FileCheck only the exit status counts)
+#   mlir/test/python/**.py                the LLVM targets setup.sh builds for
+#       the Python package, then the package itself, as the baseline build
+#       makes it (weakref/python without this project's own module, which
+#       needs the whole series), and the prefix's Python test files through
+#       test/python/run_upstream.py (their RUN lines, PYTHONPATH = the
+#       package, upstream tests' known skips), in a scratch CMake project
+# The last step is the full series; afterwards the touched files get back
+# the mtimes they had before the run (see restore_recorded_mtimes), so that
+# nothing is rebuilt for the run's sake later. ccache (the LLVM build uses
+# it) makes going back to content compiled before cheap.
+#
+# The tree must be what ./setup.sh makes of the current series (re-run it
+# after changing the series); the script refuses otherwise, and while a
+# ninja or cmake runs in the LLVM build. Its own state (recorded files,
+# scratch builds, logs) is in <tree>/prefix-check/.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+export LLVM_VERSION=${LLVM_VERSION:-23.1.1}
+JOBS=${JOBS:-$(nproc)}
+DRY_RUN=0
+RESTORE_ONLY=0
+for arg in "$@"; do
+  case $arg in
+  --dry-run) DRY_RUN=1 ;;
+  --restore) RESTORE_ONLY=1 ;;
+  -h | --help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
+  *) echo "check-series-prefixes: error: unknown option '$arg' (try --help)" >&2; exit 2 ;;
+  esac
+done
+
+die() { echo "check-series-prefixes: error: $*" >&2; exit 1; }
+say() { echo "check-series-prefixes: $*"; }
+join() { local IFS=,; printf '%s' "$*" | sed 's/,/, /g'; }
+
+# Every path comes from setup.sh, the owner of the cache layout.
+ask() { "$ROOT/setup.sh" "$1"; }
+TREE=$(ask --print-tree)
+LLVM_BUILD=$(ask --print-llvm-build)
+PRISTINE=$(ask --print-pristine)
+SERIES_DIR=$(ask --print-series-dir)
+CACHE=$(ask --print-cache)
+SRC=$TREE/src
+WORK=$TREE/prefix-check
+INPROGRESS=$WORK/in-progress
+FILECHECK=$LLVM_BUILD/bin/FileCheck
+
+[[ -f $PRISTINE/.complete ]] || die "no pristine source in $PRISTINE; run ./setup.sh first"
+[[ -f $SERIES_DIR/series ]] || die "no series file in $SERIES_DIR"
+
+# ------------------------------------------------------------- the series ----
+mapfile -t PATCH_NAMES < <(grep -v -e '^\s*#' -e '^\s*$' "$SERIES_DIR/series" || true)
+N=${#PATCH_NAMES[@]}
+((N)) || die "$SERIES_DIR/series names no patch"
+PATCHES=()
+for p in "${PATCH_NAMES[@]}"; do
+  [[ -f $SERIES_DIR/$p ]] || die "series names '$p' but $SERIES_DIR/$p does not exist"
+  PATCHES+=("$SERIES_DIR/$p")
+done
+subject() { # the patch's Subject (folded lines joined), without [PATCH n/m]
+  awk '/^Subject: / { s = substr($0, 10); f = 1; next }
+       f && /^[ \t]/ { sub(/^[ \t]+/, " "); s = s $0; next }
+       f { exit }
+       END { sub(/^\[PATCH[^]]*\] */, "", s); print s }' "$1"
+}
+# The files the series writes, from its diff headers (as setup.sh computes
+# <tree>/touched).
+touched_files() {
+  local p
+  for p in "$@"; do sed -n 's#^+++ b/\(.*\)#\1#p; s#^--- a/\(.*\)#\1#p' "$p"; done | sort -u
+}
+mapfile -t TOUCHED < <(touched_files "${PATCHES[@]}")
+
+# remake DIR K: DIR holds the touched files as pristine + patches 1..K make
+# them (a file that does not exist then is absent).
+remake() {
+  local dir=$1 k=$2 f i out
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  for f in "${TOUCHED[@]}"; do
+    [[ -e $PRISTINE/$f ]] || continue
+    mkdir -p "$dir/$(dirname "$f")"
+    cp -p "$PRISTINE/$f" "$dir/$f"
+  done
+  for ((i = 0; i < k; i++)); do
+    if ! out=$(patch -p1 -d "$dir" --forward --batch --no-backup-if-mismatch <"${PATCHES[i]}" 2>&1); then
+      echo "$out" | sed 's/^/    /' >&2
+      die "patch ${PATCH_NAMES[i]} does not apply to pristine + patches 1..$i; fix the series"
+    fi
+  done
+}
+same_file() { # A B: both absent, or both present with the same content
+  if [[ -e $1 ]]; then [[ -e $2 ]] && cmp -s "$1" "$2"; else [[ ! -e $2 ]]; fi
+}
+# differing_files A B: the touched files whose content differs between the
+# trees A and B (one line each: the path).
+differing_files() {
+  local f
+  for f in "${TOUCHED[@]}"; do same_file "$1/$f" "$2/$f" || echo "$f"; done
+}
+# sync_src DIR: make $SRC's touched files those of DIR. Unchanged files keep
+# their mtime; changed or created ones get a new one (the copy writes them);
+# files DIR does not have are removed, with directories pristine does not
+# have that are left empty.
+sync_src() {
+  local dir=$1 f d
+  CHANGED=()
+  for f in "${TOUCHED[@]}"; do
+    same_file "$dir/$f" "$SRC/$f" && continue
+    CHANGED+=("$f")
+    if [[ -e $dir/$f ]]; then
+      mkdir -p "$(dirname "$SRC/$f")"
+      cp "$dir/$f" "$SRC/$f"
+      touch "$SRC/$f"
+    else
+      rm -f "$SRC/$f"
+      d=$(dirname "$f")
+      while [[ $d != . && ! -d $PRISTINE/$d ]] && rmdir "$SRC/$d" 2>/dev/null; do d=$(dirname "$d"); done
+    fi
+  done
+}
+# The full series, with new mtimes for what differs: always correct for
+# ninja (anything built against other content is rebuilt), used after an
+# interrupted run.
+restore_full_series() {
+  remake "$WORK/step" "$N"
+  sync_src "$WORK/step"
+  rm -rf "$WORK/step"
+  say "full series restored in $SRC (${#CHANGED[@]} file(s) re-made with new mtimes)"
+}
+
+# ---------------------------------------------------- what a prefix needs ----
+GTEST_FILE=mlir/unittests/IR/WeakOpRefTest.cpp
+CAPI_FILE=mlir/test/CAPI/opref.c
+# The LLVM targets setup.sh builds for this project, its Python package's
+# included (setup.sh's LLVM_TARGETS and `python_bindings && LLVM_TARGETS+=`
+# lists): what the package built for Python tests links and embeds.
+mapfile -t SETUP_TARGETS < <(awk '/^LLVM_TARGETS=\(/ { f = 1; next }
+    /^python_bindings && LLVM_TARGETS\+=\(/ { f = 1; next }
+    f && /^\)/ { f = 0 }
+    f { sub(/#.*/, ""); print }' "$ROOT/setup.sh" | tr -s ' \t' '\n' | grep -v '^$' || true)
+printf '%s\n' "${SETUP_TARGETS[@]}" | grep -qx MLIRCAPIDebug ||
+  die "could not read the LLVM targets (LLVM_TARGETS) from setup.sh; update this script's parser"
+
+python_reason= # why Python tests cannot run here (empty: they can)
+if [[ -n ${SANITIZE:-} ]]; then
+  python_reason="not in sanitized builds (SANITIZE=$SANITIZE)"
+elif [[ -f $LLVM_BUILD/CMakeCache.txt ]] && ! grep -qx 'MLIR_ENABLE_BINDINGS_PYTHON:BOOL=ON' "$LLVM_BUILD/CMakeCache.txt"; then
+  python_reason="the LLVM build has no Python bindings"
+fi
+
+# added DIR FILE: the prefix whose touched files DIR holds has FILE, and it
+# added or changed it (an upstream test it does not change is not its test).
+added() { [[ -e $1/$2 ]] && ! same_file "$PRISTINE/$2" "$1/$2"; }
+# plan DIR: from a tree of touched files, what its tests and targets are.
+plan() {
+  local dir=$1 f
+  HAS_GTEST=0 HAS_CAPI=0 PY_TESTS=()
+  added "$dir" "$GTEST_FILE" && HAS_GTEST=1
+  added "$dir" "$CAPI_FILE" && HAS_CAPI=1
+  for f in "${TOUCHED[@]}"; do
+    if [[ $f != mlir/test/python/*.py ]] || ! added "$dir" "$f"; then continue; fi
+    [[ $(basename "$f") == lit.cfg.py || $(basename "$f") == lit.local.cfg.py ]] && continue
+    PY_TESTS+=("${f#mlir/test/python/}")
+  done
+  TARGETS=(MLIRIR MLIRCAPIIR)
+  ((HAS_GTEST)) && TARGETS+=(LLVMSupport llvm_gtest llvm_gtest_main)
+  ((HAS_CAPI)) && TARGETS+=(mlir-capi-opref-test)
+  ((${#PY_TESTS[@]})) && [[ -z $python_reason ]] && TARGETS+=("${SETUP_TARGETS[@]}")
+  # Each target once, in order.
+  mapfile -t TARGETS < <(printf '%s\n' "${TARGETS[@]}" | awk '!seen[$0]++')
+}
+
+# --------------------------------------------------- scratch CMake projects ----
+write_if_changed() { # file content: rewrite only on change (no reconfigure)
+  if [[ ! -f $1 || $(cat "$1") != "$2" ]]; then mkdir -p "$(dirname "$1")"; printf '%s\n' "$2" >"$1"; fi
+}
+SCRATCH_PREAMBLE='cmake_minimum_required(VERSION 3.20)
+project(@NAME@ LANGUAGES CXX C)
+set(CMAKE_CXX_STANDARD 17 CACHE STRING "C++ standard to conform to")
+set(CMAKE_CXX_STANDARD_REQUIRED ON)
+find_package(MLIR REQUIRED CONFIG)
+set(LLVM_RUNTIME_OUTPUT_INTDIR ${CMAKE_BINARY_DIR}/bin)
+set(LLVM_LIBRARY_OUTPUT_INTDIR ${CMAKE_BINARY_DIR}/lib)
+set(MLIR_BINARY_DIR ${CMAKE_BINARY_DIR})
+list(APPEND CMAKE_MODULE_PATH "${MLIR_CMAKE_DIR}" "${LLVM_CMAKE_DIR}")
+include(TableGen)
+include(AddLLVM)
+include(AddMLIR)
+include(HandleLLVMOptions)
+include_directories(${LLVM_INCLUDE_DIRS} ${MLIR_INCLUDE_DIRS})
+link_directories(${LLVM_BUILD_LIBRARY_DIR})
+add_definitions(${LLVM_DEFINITIONS})'
+# The unit test of the core, as unittests/CMakeLists.txt builds
+# WeakOpRefUpstreamTests: LLVM's bundled GoogleTest with LLVM's flags, MLIRIR.
+GTEST_CMAKE="${SCRATCH_PREAMBLE//@NAME@/weakref-prefix-gtest}"'
+set(LLVM_GTEST_ROOT "${LLVM_BUILD_MAIN_SRC_DIR}/../third-party/unittest")
+foreach(lib llvm_gtest llvm_gtest_main)
+  if(NOT TARGET ${lib})
+    add_library(${lib} STATIC IMPORTED)
+    set_target_properties(${lib} PROPERTIES
+      IMPORTED_LOCATION "${LLVM_LIBRARY_DIR}/lib${lib}.a")
+  endif()
+endforeach()
+set_target_properties(llvm_gtest PROPERTIES
+  INTERFACE_INCLUDE_DIRECTORIES
+    "${LLVM_GTEST_ROOT}/googletest/include;${LLVM_GTEST_ROOT}/googlemock/include"
+  INTERFACE_LINK_LIBRARIES "LLVMSupport;pthread")
+set_target_properties(llvm_gtest_main PROPERTIES INTERFACE_LINK_LIBRARIES "llvm_gtest")
+add_executable(WeakOpRefPrefixTest
+  "${LLVM_BUILD_MAIN_SRC_DIR}/../mlir/unittests/IR/WeakOpRefTest.cpp")
+llvm_update_compile_flags(WeakOpRefPrefixTest)
+target_compile_options(WeakOpRefPrefixTest PRIVATE -Wno-suggest-override)
+target_link_libraries(WeakOpRefPrefixTest PRIVATE llvm_gtest_main llvm_gtest MLIRIR)
+set_target_properties(WeakOpRefPrefixTest PROPERTIES
+  RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)'
+# The mlir Python package as the baseline build makes it: weakref/python
+# without this project's mlir.weakref module (MLIRWeakRefCAPI needs the
+# whole series), from the patched tree's Python sources.
+PYTHON_CMAKE="${SCRATCH_PREAMBLE//@NAME@/weakref-prefix-python}
+include(MLIRDetectPythonEnv)
+mlir_configure_python_dev_packages()
+set(MLIR_WEAKREF_PATCHED OFF)
+add_subdirectory(\"$ROOT/weakref/python\" weakref-python)"
+
+# scratch_build NAME CMAKE-TEXT TARGET LOG: configure (once; ninja re-runs
+# cmake when needed) and build the scratch project $WORK/NAME.
+scratch_build() {
+  local name=$1 text=$2 target=$3 log=$4 san=() v
+  write_if_changed "$WORK/$name/src/CMakeLists.txt" "$text"
+  if [[ ! -f $WORK/$name/build/build.ninja ]]; then
+    # The LLVM build's sanitizer flags, as setup.sh gives them to the project.
+    v=$(sed -n 's/^LLVM_USE_SANITIZER:[A-Z]*=//p' "$LLVM_BUILD/CMakeCache.txt" 2>/dev/null)
+    [[ -n $v ]] && san+=("-DLLVM_USE_SANITIZER=$v")
+    v=$(sed -n 's/^CMAKE_CXX_FLAGS:[A-Z]*=//p' "$LLVM_BUILD/CMakeCache.txt" 2>/dev/null)
+    [[ -n $v ]] && san+=("-DCMAKE_CXX_FLAGS=$v" "-DCMAKE_C_FLAGS=$v")
+    echo "+ cmake (configure $name)" >>"$log"
+    CCACHE_DIR=$CACHE/ccache cmake -S "$WORK/$name/src" -B "$WORK/$name/build" -G Ninja \
+      -DCMAKE_BUILD_TYPE=Release \
+      -DMLIR_DIR="$LLVM_BUILD/lib/cmake/mlir" -DLLVM_DIR="$LLVM_BUILD/lib/cmake/llvm" \
+      -DPython3_EXECUTABLE=/usr/bin/python3 -DPython_EXECUTABLE=/usr/bin/python3 \
+      -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache \
+      "${san[@]}" >>"$log" 2>&1 || { rm -f "$WORK/$name/build/build.ninja"; return 1; }
+  fi
+  echo "+ ninja -C $WORK/$name/build $target" >>"$log"
+  CCACHE_DIR=$CACHE/ccache ninja -C "$WORK/$name/build" -j"$JOBS" "$target" >>"$log" 2>&1
+}
+
+# ------------------------------------------------------------------ tests ----
+# run_tests LOG: runs the tests planned for the current step; sets TEST_OK,
+# TEST_NAMES (those run), TEST_FAILED, TEST_NOT_RUN and TEST_NOTES.
+run_tests() {
+  local log=$1 cmd t out line rel
+  TEST_OK=1 TEST_NAMES=() TEST_FAILED=() TEST_NOT_RUN=() TEST_NOTES=()
+  if ((HAS_GTEST)); then
+    TEST_NAMES+=(WeakOpRefTest.cpp)
+    echo "+ $WORK/gtest/build/bin/WeakOpRefPrefixTest" >>"$log"
+    "$WORK/gtest/build/bin/WeakOpRefPrefixTest" >>"$log" 2>&1 || TEST_FAILED+=(WeakOpRefTest.cpp)
+  fi
+  if ((HAS_CAPI)); then
+    TEST_NAMES+=(opref.c)
+    cmd=$(sed -n 's#^.*RUN: *\(.*\)$#\1#p' "$SRC/$CAPI_FILE" | head -1 | sed 's#[ \t]*\*/[ \t]*$##')
+    [[ -n $cmd ]] || cmd="mlir-capi-opref-test 2>&1 | FileCheck %s"
+    if [[ -x $FILECHECK ]]; then
+      cmd=${cmd//FileCheck/$FILECHECK}
+    else
+      # No FileCheck built: the test's exit status alone.
+      cmd=${cmd%%|*}
+      TEST_NOTES+=("opref.c: exit status only, no FileCheck in $LLVM_BUILD/bin")
+    fi
+    cmd=${cmd//mlir-capi-opref-test/$LLVM_BUILD/bin/mlir-capi-opref-test}
+    cmd=${cmd//%s/$SRC/$CAPI_FILE}
+    echo "+ $cmd" >>"$log"
+    bash -o pipefail -c "$cmd" >>"$log" 2>&1 || TEST_FAILED+=(opref.c)
+  fi
+  if ((${#PY_TESTS[@]})); then
+    if [[ -n $python_reason ]]; then
+      TEST_NOT_RUN+=("${PY_TESTS[@]}")
+      TEST_NOTES+=("Python tests not run: $python_reason")
+    elif [[ ! -x $FILECHECK ]]; then
+      TEST_NOT_RUN+=("${PY_TESTS[@]}")
+      TEST_NOTES+=("Python tests not run: no FileCheck in $LLVM_BUILD/bin")
+    else
+      # The prefix's test files, alone, in a copy of mlir/test/python's
+      # layout: run_upstream.py runs what it knows of them (ir/*.py and its
+      # list) with upstream's known skips; the others run here, the same way.
+      rm -rf "$WORK/python-tests"
+      for t in "${PY_TESTS[@]}"; do
+        mkdir -p "$WORK/python-tests/mlir/test/python/$(dirname "$t")"
+        cp "$SRC/mlir/test/python/$t" "$WORK/python-tests/mlir/test/python/$t"
+      done
+      echo "+ run_upstream.py (PYTHONPATH=$WORK/python/build/python_packages/mlir_core)" >>"$log"
+      out=$(/usr/bin/python3 "$ROOT/test/python/run_upstream.py" "$WORK/python-tests/mlir" \
+        "$FILECHECK" "$WORK/python/build/python_packages/mlir_core" 2>&1) || true
+      echo "$out" >>"$log"
+      for t in "${PY_TESTS[@]}"; do
+        TEST_NAMES+=("$t")
+        line=$(grep -E "^(PASS|FAIL|SKIP) +$t( |:|\$)" <<<"$out" | head -1 || true)
+        case $line in
+        PASS*) ;;
+        SKIP*) TEST_NOTES+=("$t skipped: ${line#*: }") ;;
+        FAIL*) TEST_FAILED+=("$t") ;;
+        *)
+          rel=$SRC/mlir/test/python/$t
+          cmd=$(sed -n 's/^# RUN: //p' "$rel" | head -1)
+          if [[ -z $cmd ]]; then
+            TEST_NOT_RUN+=("$t")
+            TEST_NOTES+=("$t has no RUN line: not run")
+            continue
+          fi
+          cmd=${cmd//%PYTHON//usr/bin/python3}
+          cmd=${cmd//FileCheck/$FILECHECK}
+          cmd=${cmd//%s/$rel}
+          echo "+ $cmd" >>"$log"
+          PYTHONPATH=$WORK/python/build/python_packages/mlir_core bash -o pipefail -c "$cmd" >>"$log" 2>&1 ||
+            TEST_FAILED+=("$t")
+          ;;
+        esac
+      done
+    fi
+  fi
+  ((${#TEST_FAILED[@]} == 0)) || TEST_OK=0
+}
+
+# ------------------------------------------------- the tree is the series ----
+# Refuses unless $TREE/src holds what setup.sh makes of the current series:
+# the same touched list and, for each touched file, the content of pristine +
+# the full series (a series changed since ./setup.sh, or edits synced from
+# the developer tree, fail this).
+check_tree() { # scratch-dir
+  local problems=() diff
+  [[ -d $SRC && -f $TREE/key ]] || problems+=("no patched tree in $TREE (no src/ or key)")
+  if [[ -d $SRC ]]; then
+    if ! printf '%s\n' "${TOUCHED[@]}" | cmp -s - "$TREE/touched"; then
+      problems+=("the series touches other files than $TREE/touched lists")
+    fi
+    remake "$1" "$N"
+    mapfile -t diff < <(differing_files "$1" "$SRC")
+    ((${#diff[@]} == 0)) || problems+=("${#diff[@]} touched file(s) of $SRC differ from pristine + the series: ${diff[*]}")
+  fi
+  TREE_PROBLEMS=("${problems[@]}")
+  # setup.sh's key names the series by a hash of its files (as setup.sh's
+  # series_hash): with equal contents a differing one means only commit
+  # messages changed, which does not matter here.
+  local hash p
+  hash=$({ cat "$SERIES_DIR/series"; for p in "${PATCHES[@]}"; do cat "$p"; done; } | sha256sum | cut -c1-12)
+  if ((${#problems[@]} == 0)) && [[ $(cat "$TREE/key") != *-series-$hash-* ]]; then
+    say "note: $TREE/key is for another version of the series, with the same file contents (commit messages changed?)"
+  fi
+}
+# A ninja or cmake working in the LLVM build (setup.sh, a developer's build).
+busy() { ps -eo args= 2>/dev/null | grep -F -- "$LLVM_BUILD" | grep -E '^(\S*/)?(ninja|cmake)( |$)' || true; }
+
+# ---------------------------------------------------------------- dry run ----
+if ((DRY_RUN)); then
+  TMP=$(mktemp -d)
+  trap 'rm -rf "$TMP"' EXIT
+  say "LLVM $LLVM_VERSION, $N patches, $((${#TOUCHED[@]})) touched files; tree $TREE"
+  check_tree "$TMP/full"
+  if [[ -f $INPROGRESS ]]; then
+    say "an interrupted run left the tree at a prefix: a real run (or --restore) restores the full series first"
+  elif ((${#TREE_PROBLEMS[@]})); then
+    for p in "${TREE_PROBLEMS[@]}"; do say "a real run would refuse: $p"; done
+    say "(run ./setup.sh first; the plan below compares with the tree as it is)"
+  else
+    say "tree check: $SRC is pristine + the current series (key $(cat "$TREE/key"))"
+  fi
+  b=$(busy)
+  [[ -n $b ]] && say "a real run would refuse now: running in the LLVM build: $(head -1 <<<"$b" | cut -c1-120)..."
+  [[ -n $python_reason ]] && say "Python tests: $python_reason"
+  [[ -x $FILECHECK ]] || say "no $FILECHECK (yet): opref.c would be checked by exit status only, Python tests not run"
+  prev=$SRC
+  any_targets=()
+  for ((k = 1; k <= N; k++)); do
+    remake "$TMP/step-$k" "$k"
+    mapfile -t changed < <(differing_files "$prev" "$TMP/step-$k")
+    plan "$TMP/step-$k"
+    any_targets+=("${TARGETS[@]}")
+    if ((k == N)); then
+      # The last step builds what any step built (see the real run below).
+      mapfile -t TARGETS < <(printf '%s\n' "${any_targets[@]}" | awk '!seen[$0]++')
+      ((HAS_CAPI)) || mapfile -t TARGETS < <(printf '%s\n' "${TARGETS[@]}" | grep -vx mlir-capi-opref-test)
+    fi
+    echo
+    echo "prefix $k/$N $(subject "${PATCHES[k - 1]}"):"
+    if ((${#changed[@]})); then
+      echo "  re-make ${#changed[@]} file(s) (new mtime; '-': removed):"
+      for f in "${changed[@]}"; do
+        [[ -e $TMP/step-$k/$f ]] && echo "    $f" || echo "    - $f"
+      done
+    else
+      echo "  no file changes"
+    fi
+    echo "  ninja -C $LLVM_BUILD -j$JOBS ${TARGETS[*]}"
+    tests=()
+    ((HAS_GTEST)) && tests+=("WeakOpRefTest.cpp (gtest binary $WORK/gtest/build/bin/WeakOpRefPrefixTest, against MLIRIR)")
+    ((HAS_CAPI)) && tests+=("opref.c (mlir-capi-opref-test | FileCheck)")
+    if ((${#PY_TESTS[@]})); then
+      if [[ -n $python_reason ]]; then
+        tests+=("Python: not run ($python_reason): ${PY_TESTS[*]}")
+      else
+        tests+=("Python (package: ninja -C $WORK/python/build MLIRWeakRefPythonModules): ${PY_TESTS[*]}")
+      fi
+    fi
+    ((${#tests[@]})) || tests=("none")
+    for t in "${tests[@]}"; do echo "  test: $t"; done
+    prev=$TMP/step-$k
+  done
+  echo
+  say "then: restore the recorded mtimes of the ${#TOUCHED[@]} touched files whose content is unchanged (all, if the full series builds)"
+  say "dry run: nothing changed"
+  exit 0
+fi
+
+# ---------------------------------------------------------------- restore ----
+mkdir -p "$WORK"
+if ((RESTORE_ONLY)); then
+  if [[ -f $INPROGRESS ]]; then
+    restore_full_series
+    rm -f "$INPROGRESS"
+  else
+    say "nothing to restore (no interrupted run)"
+  fi
+  exit 0
+fi
+
+# ------------------------------------------------------------- preconditions ----
+b=$(busy)
+[[ -z $b ]] || die "ninja or cmake is running in $LLVM_BUILD ($(head -1 <<<"$b" | cut -c1-100)...); wait for it"
+[[ ! -e $TREE/src.new ]] || die "$TREE/src.new exists: setup.sh is re-making the tree (or was interrupted); re-run ./setup.sh"
+[[ -f $LLVM_BUILD/build.ninja ]] || die "no LLVM build in $LLVM_BUILD; run ./setup.sh first"
+if [[ -f $INPROGRESS ]]; then
+  say "an earlier run was interrupted at a prefix: restoring the full series first"
+  restore_full_series
+  rm -f "$INPROGRESS"
+fi
+check_tree "$WORK/full"
+if ((${#TREE_PROBLEMS[@]})); then
+  for p in "${TREE_PROBLEMS[@]}"; do echo "check-series-prefixes: $p" >&2; done
+  rm -rf "$WORK/full"
+  die "$SRC is not what ./setup.sh makes of the current series; run ./setup.sh (LLVM_VERSION=$LLVM_VERSION) first"
+fi
+rm -rf "$WORK/full"
+
+# Record the touched files (content and mtime) of the tree.
+rm -rf "$WORK/recorded"
+mkdir -p "$WORK/recorded"
+for f in "${TOUCHED[@]}"; do
+  [[ -e $SRC/$f ]] || continue
+  mkdir -p "$WORK/recorded/$(dirname "$f")"
+  cp -p "$SRC/$f" "$WORK/recorded/$f"
+done
+
+# From here until the end the tree may hold a prefix: if the run stops early,
+# put the full series back (with new mtimes: correct whatever was built).
+touch "$INPROGRESS"
+on_exit() {
+  local rc=$?
+  if [[ -f $INPROGRESS ]]; then
+    echo "check-series-prefixes: stopped before the end: restoring the full series" >&2
+    restore_full_series && rm -f "$INPROGRESS"
+  fi
+  exit "$rc"
+}
+trap on_exit EXIT
+trap 'exit 130' INT TERM HUP
+
+# restore_recorded_mtimes: the touched files whose content is what was
+# recorded get their recorded mtime back. Only after the last step (the full
+# series) built all it had to, and correct then because:
+# - every target this script built at any step was built again at the last
+#   step, whose targets include all earlier steps' (any_targets): ninja
+#   rebuilt each of its objects whose inputs changed since it was last built,
+#   so all of them are now built against the full series' content, and are
+#   newer than any mtime this restores (this assumes that what a target
+#   needs at a prefix it still needs with the full series: the series adds,
+#   it does not drop dependencies; and the script's own scratch projects
+#   count: a failure there also keeps the new mtimes);
+# - every other object was not touched by this script: it was built, before
+#   the script ran, against that same content (the tree was checked to be
+#   pristine + the full series), with those recorded mtimes (or was stale
+#   then, and still is).
+# Lowering a source's mtime to the recorded one never makes an up-to-date
+# object look stale, and makes none look up to date that was built against
+# other content. Without it, everything including a file that changed
+# during the run (MLIR's IR headers: all of MLIR) would be rebuilt by the next
+# ninja, for identical content. If the last step failed, objects built for
+# a prefix may not have been rebuilt: the new mtimes stay.
+restore_recorded_mtimes() {
+  local f n=0
+  for f in "${TOUCHED[@]}"; do
+    if [[ -e $WORK/recorded/$f && -e $SRC/$f ]] && cmp -s "$WORK/recorded/$f" "$SRC/$f"; then
+      touch -r "$WORK/recorded/$f" "$SRC/$f"
+      n=$((n + 1))
+    fi
+  done
+  say "restored the recorded mtimes of $n of ${#TOUCHED[@]} touched files"
+}
+
+# ------------------------------------------------------------------ steps ----
+mkdir -p "$WORK/logs"
+say "LLVM $LLVM_VERSION: $N prefixes in $TREE (logs: $WORK/logs/)"
+any_targets=()
+all_ok=1
+last_build_ok=0
+for ((k = 1; k <= N; k++)); do
+  subj=$(subject "${PATCHES[k - 1]}")
+  log=$WORK/logs/prefix-$k.log
+  : >"$log"
+  remake "$WORK/step" "$k"
+  sync_src "$WORK/step"
+  rm -rf "$WORK/step"
+  plan "$SRC"
+  any_targets+=("${TARGETS[@]}")
+  build_gtest=$HAS_GTEST
+  build_python=0
+  ((${#PY_TESTS[@]})) && [[ -z $python_reason ]] && build_python=1
+  if ((k == N)); then
+    # The last step builds whatever any step built, so that afterwards no
+    # object is left built against a prefix (see restore_recorded_mtimes).
+    # mlir-capi-opref-test only exists where the series has its test.
+    mapfile -t TARGETS < <(printf '%s\n' "${any_targets[@]}" | awk '!seen[$0]++')
+    ((HAS_CAPI)) || mapfile -t TARGETS < <(printf '%s\n' "${TARGETS[@]}" | grep -vx mlir-capi-opref-test)
+  fi
+  echo "== prefix $k/$N: ${#CHANGED[@]} file(s) re-made; ninja ${TARGETS[*]}" >>"$log"
+  printf '%s\n' "${CHANGED[@]}" >>"$log"
+  build_ok=1
+  echo "+ ninja -C $LLVM_BUILD -j$JOBS ${TARGETS[*]}" >>"$log"
+  ninja -C "$LLVM_BUILD" -j"$JOBS" "${TARGETS[@]}" >>"$log" 2>&1 || build_ok=0
+  # The scratch projects are this script's own (not in the LLVM build): they
+  # are built for the steps that test with them.
+  ((build_ok && build_gtest)) && { scratch_build gtest "$GTEST_CMAKE" WeakOpRefPrefixTest "$log" || build_ok=0; }
+  ((build_ok && build_python)) && { scratch_build python "$PYTHON_CMAKE" MLIRWeakRefPythonModules "$log" || build_ok=0; }
+  ((k == N)) && last_build_ok=$build_ok
+  if ((build_ok)); then
+    run_tests "$log"
+    if ((${#TEST_NAMES[@]} == 0)); then
+      result="tests ok (none run)"
+    elif ((TEST_OK)); then
+      result="tests ok ($(join "${TEST_NAMES[@]}"))"
+    else
+      result="tests FAIL ($(join "${TEST_FAILED[@]}"))"
+      all_ok=0
+    fi
+    ((${#TEST_NOT_RUN[@]})) && result+=" [not run: $(join "${TEST_NOT_RUN[@]}")]"
+    echo "prefix $k/$N $subj: build ok, $result"
+  else
+    TEST_NOTES=() TEST_OK=0
+    all_ok=0
+    echo "prefix $k/$N $subj: build FAIL, tests not run"
+    grep -A15 -E '^FAILED:|CMake Error' "$log" | head -40 | sed 's/^/    /'
+  fi
+  for n in "${TEST_NOTES[@]}"; do echo "    note: $n"; done
+  ((build_ok && TEST_OK)) || echo "    (log: $log)"
+done
+
+# The tree holds the full series again (the last step).
+rm -f "$INPROGRESS"
+trap - EXIT
+if ((last_build_ok)); then
+  restore_recorded_mtimes
+else
+  say "the full series' build failed: the re-made files keep their new mtimes (objects built for a prefix must be rebuilt)"
+fi
+if ((all_ok)); then
+  say "OK: all $N prefixes build and pass their tests"
+else
+  say "FAIL: see the prefixes above"
+  exit 1
+fi
