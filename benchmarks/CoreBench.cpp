@@ -86,7 +86,7 @@ static void BM_RefCopy(benchmark::State &state) {
 BENCHMARK(BM_RefCopy);
 
 /// For scale: one uncontended atomic read-modify-write on a cache-hot word.
-/// A reference taken from an op pays two (the shard lock's acquire and
+/// A reference taken from an op pays two (the table mutex's acquire and
 /// release), or three if the op already has a block (its count's increment
 /// too): a floor for the WeakOpMap insert rows that no instruction count
 /// shows.
@@ -237,28 +237,25 @@ enum class ThreadsMode {
   /// A reference's memory traffic with nothing shared and no lock: per op, the
   /// store to the op, a 16-byte block written from a per-thread array and an
   /// insert into a per-thread DenseSet that keeps its buckets between runs, as
-  /// the table's sets do. If this scales no better than the row, what limits
+  /// the table's map does. If this scales no better than the row, what limits
   /// the row is this machine (caches, memory), not state the threads share.
   PrivateTraffic = 2,
   /// The same, each op's stores made under a mutex of the thread's own (never
-  /// contended), as a reference's are under its shard's lock: what the lock's
+  /// contended), as a reference's are under the table's mutex: what the lock's
   /// two atomic read-modify-writes (full barriers on x86) cost the scaling.
   PrivateTrafficLocked = 3,
   /// The row's code on data that stays in the thread's caches: first
   /// references to the thread's first kHotOps ops, all dropped again (which
   /// clears the flags), kOpsPerThread / kHotOps times over: as many first
-  /// references as the row, each with its shard lock, set insert and flag
+  /// references as the row, each with the table lock, map insert and flag
   /// store, and a release with its erase. If this scales where the row does
-  /// not, what the threads share in the design (locks, sets, the block pool)
+  /// not, what the threads share in the design (the table's mutex and map)
   /// is not what limits the row; the misses on cold data are.
   ReferenceHot = 4,
   /// The row, after each thread has taken a first reference to each of its
-  /// ops and dropped it again before the clock starts: its control blocks
-  /// are then ones it freed itself (more than the two lists a thread keeps,
-  /// so most went through the allocator's process-wide stacks), as in a
-  /// thread that references and releases ops over and over. With one such
-  /// stack for all threads, the threads took each other's blocks back, on
-  /// lines the other CPU had just written, and this read 0.83-0.97x.
+  /// ops and dropped it again before the clock starts, as in a thread that
+  /// references and releases ops over and over: the table has grown to its
+  /// size and malloc hands back the blocks the thread freed.
   ReferenceWarm = 5,
 };
 

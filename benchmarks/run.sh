@@ -128,11 +128,10 @@ measure() { # flavour
       --benchmark_enable_random_interleaving=true "${filter[@]}" \
       --benchmark_out="$FOUT/$bench.json" --benchmark_out_format=json >/dev/null
   done
-  # Memory per referenced op: each size in a process of its own. Control
-  # blocks come from per-thread pools whose slabs are never freed, so in a process
-  # that made references before, new ones reuse that memory and the heap
-  # barely grows (an undercount).
-  # Again with glibc's per-thread cache off: a set that grows frees its old
+  # Memory per referenced op: each size in a process of its own. In a process
+  # that made references before, new ones reuse the memory freed blocks and a
+  # grown table left behind and the heap barely grows (an undercount).
+  # Again with glibc's per-thread cache off: a map that grows frees its old
   # bucket array, and mallinfo2 counts a chunk in that cache as in use.
   echo "measuring heap bytes per referenced op (one process per size)..."
   rm -f "$FOUT"/memory-*.json "$FOUT"/tcache-off-memory-*.json
