@@ -13,6 +13,7 @@ measured, so that a one-flavour run does not report an older run of the
 other); by default, every flavour OUT_DIR has results for.
 """
 import json
+import os
 import re
 import statistics
 import subprocess
@@ -341,10 +342,25 @@ def chart(path):
 if "--chart" in sys.argv:
     chart(sys.argv[sys.argv.index("--chart") + 1])
 
-print("| metric | " + " | ".join(f"{f} build" for f in FLAVORS) + " | target | met |")
-print("|---|" + "---|" * len(FLAVORS) + "---|---|")
+# The previous, tuned core's last figures (benchmarks/previous-core-<release>.md),
+# printed next to this run's, by metric, for each flavour measured.
+previous = {}
+previous_file = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                             f"previous-core-{RELEASE}.md")
+if os.path.exists(previous_file):
+    for line in open(previous_file):
+        if line.startswith("| "):
+            cols = [c.strip() for c in line.strip().strip("|").split("|")]
+            previous[cols[0]] = dict(zip(["assertions", "release"], cols[1:3]))
+prev_header = "".join(f" | previous core, {f}" for f in FLAVORS) if previous else ""
+print("| metric | " + " | ".join(f"{f} build" for f in FLAVORS) + prev_header +
+      " | target | met |")
+print("|---|" + "---|" * len(FLAVORS) + ("---|" * len(FLAVORS) if previous else "") +
+      "---|---|")
 for metric, by_flavor in results.items():
     cells = [by_flavor[f][0] if f in by_flavor else "-" for f in FLAVORS]
+    if previous:
+        cells += [previous.get(metric, {}).get(f, "-") for f in FLAVORS]
     tgts = sorted({v[1] for v in by_flavor.values()})
     tgt = " / ".join(f"{v[1]} ({f})" for f, v in by_flavor.items()) if len(tgts) > 1 else tgts[0]
     missed = [f for f, v in by_flavor.items() if not v[2]]
