@@ -223,19 +223,7 @@ add_definitions(${LLVM_DEFINITIONS})'
 # The unit test of the core, as unittests/CMakeLists.txt builds
 # WeakOpRefUpstreamTests: LLVM's bundled GoogleTest with LLVM's flags, MLIRIR.
 GTEST_CMAKE="${SCRATCH_PREAMBLE//@NAME@/weakref-prefix-gtest}"'
-set(LLVM_GTEST_ROOT "${LLVM_BUILD_MAIN_SRC_DIR}/../third-party/unittest")
-foreach(lib llvm_gtest llvm_gtest_main)
-  if(NOT TARGET ${lib})
-    add_library(${lib} STATIC IMPORTED)
-    set_target_properties(${lib} PROPERTIES
-      IMPORTED_LOCATION "${LLVM_LIBRARY_DIR}/lib${lib}.a")
-  endif()
-endforeach()
-set_target_properties(llvm_gtest PROPERTIES
-  INTERFACE_INCLUDE_DIRECTORIES
-    "${LLVM_GTEST_ROOT}/googletest/include;${LLVM_GTEST_ROOT}/googlemock/include"
-  INTERFACE_LINK_LIBRARIES "LLVMSupport;pthread")
-set_target_properties(llvm_gtest_main PROPERTIES INTERFACE_LINK_LIBRARIES "llvm_gtest")
+include("'"$ROOT"'/cmake/LLVMGTest.cmake")
 add_executable(WeakOpRefPrefixTest
   "${LLVM_BUILD_MAIN_SRC_DIR}/../mlir/unittests/IR/WeakOpRefTest.cpp")
 llvm_update_compile_flags(WeakOpRefPrefixTest)
