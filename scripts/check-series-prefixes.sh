@@ -102,15 +102,21 @@ mapfile -t TOUCHED < <(touched_files "${PATCHES[@]}")
 
 # remake DIR K: DIR holds the touched files as pristine + patches 1..K make
 # them (a file that does not exist then is absent).
+# copy_touched FROM TO: the touched files FROM has, into TO (mtimes kept).
+copy_touched() {
+  local f
+  for f in "${TOUCHED[@]}"; do
+    [[ -e $1/$f ]] || continue
+    mkdir -p "$2/$(dirname "$f")"
+    cp -p "$1/$f" "$2/$f"
+  done
+}
+
 remake() {
-  local dir=$1 k=$2 f i out
+  local dir=$1 k=$2 i out
   rm -rf "$dir"
   mkdir -p "$dir"
-  for f in "${TOUCHED[@]}"; do
-    [[ -e $PRISTINE/$f ]] || continue
-    mkdir -p "$dir/$(dirname "$f")"
-    cp -p "$PRISTINE/$f" "$dir/$f"
-  done
+  copy_touched "$PRISTINE" "$dir"
   for ((i = 0; i < k; i++)); do
     if ! out=$(patch -p1 -d "$dir" --forward --batch --no-backup-if-mismatch <"${PATCHES[i]}" 2>&1); then
       echo "$out" | sed 's/^/    /' >&2
@@ -462,11 +468,7 @@ rm -rf "$WORK/full"
 # Record the touched files (content and mtime) of the tree.
 rm -rf "$WORK/recorded"
 mkdir -p "$WORK/recorded"
-for f in "${TOUCHED[@]}"; do
-  [[ -e $SRC/$f ]] || continue
-  mkdir -p "$WORK/recorded/$(dirname "$f")"
-  cp -p "$SRC/$f" "$WORK/recorded/$f"
-done
+copy_touched "$SRC" "$WORK/recorded"
 
 # From here until the end the tree may hold a prefix: if the run stops early,
 # put the full series back (with new mtimes: correct whatever was built).
