@@ -16,6 +16,7 @@ one binary, e.g. referenced over unreferenced), and of every user counter
 """
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -55,6 +56,10 @@ def main():
     if any(len(r) != 2 for r in ratios):
         sys.exit("compare_binaries.py: error: --ratio takes NUMERATOR:DENOMINATOR")
     binaries = {"before": args.before, "after": args.after}
+    for which, path in binaries.items():
+        if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+            sys.exit(f"compare_binaries.py: error: {which} binary '{path}' "
+                     "is not an executable file")
     rounds = {"before": [], "after": []}
     for i in range(args.rounds):
         order = ["before", "after"] if i % 2 == 0 else ["after", "before"]
