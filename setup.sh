@@ -250,7 +250,8 @@ fi
 
 # -------------------------------------------------------------- packages ----
 PKGS=(build-essential cmake ninja-build ccache git python3 python3-dev python3-numpy
-  libgtest-dev libbenchmark-dev clang-format valgrind xz-utils dpkg-dev "${RELEASE_PKGS[@]}")
+  libgtest-dev libbenchmark-dev clang-format valgrind xz-utils dpkg-dev rustc cargo
+  "${RELEASE_PKGS[@]}")
 installed() { # package[=version]
   local want=${1#*=} got
   got=$(dpkg-query -W -f='${Status} ${Version}' "${1%%=*}" 2>/dev/null) || return 1

@@ -18,7 +18,7 @@ import textwrap
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-CHECKED = {"c", "c++", "cpp", "python"}
+CHECKED = {"c", "c++", "cpp", "python", "rust"}
 DIRECTIVE = re.compile(r"<!-- snippet: (\S+)#(\S+) -->")
 
 
