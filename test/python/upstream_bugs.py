@@ -1,5 +1,9 @@
 # RUN: %PYTHON %s | FileCheck %s
 # REQUIRES: python-bindings
+# Every scenario's premise is that a new operation takes a destroyed one's
+# address, which ASan's allocator does not do (not even with its quarantine
+# off); the address-reuse unit tests skip under ASan for the same reason.
+# UNSUPPORTED: asan
 # Upstream bug reports about Python wrappers of destroyed operations, as
 # regression tests. Each scenario runs in a child process, so that a crash
 # (what unpatched MLIR does on several of them) is observed, not suffered;
