@@ -33,9 +33,17 @@ WORKLOADS = {
     "erase() of a 100k-op body, every child held": ("erase_all", "Python: erase(), every child held"),
     "parse of a 100k-op function": ("parse", "Python: parse"),
 }
+# Workloads run at several sizes: their ratio must not grow with the size.
+SCALING = {
+    # name: (kind, target, sizes)
+    "SymbolTable made + N lookups of absent names, N symbols":
+        ("symtab_miss", "Python: SymbolTable lookup misses", (1_000, 10_000, 100_000)),
+    "SymbolTable of an empty module + N inserts":
+        ("symtab_insert", "Python: SymbolTable inserts", (1_000, 10_000, 100_000)),
+}
 
 CHILD = r'''
-import gc, sys, time
+import gc, os, sys, time
 from mlir.ir import *
 from mlir.passmanager import PassManager
 kind = sys.argv[1]
@@ -44,6 +52,33 @@ text = "func.func @f(%a: i32) -> i32 {\n" + "".join(
     f"  %v{i} = arith.addi %a, %a : i32\n" for i in range(N - 1)) + "  return %a : i32\n}\n"
 with Context() as ctx, Location.unknown():
     ctx.allow_unregistered_dialects = True
+    if kind.startswith("symtab"):
+        # A SymbolTable made once, then N lookups of absent names (miss), or
+        # N inserts of detached symbols into an empty module (insert).
+        if kind == "symtab_miss":
+            module = Module.parse("".join(
+                f"func.func private @s{i}()\n" for i in range(N)))
+            names = [f"x{i}" for i in range(N)]
+        else:
+            module = Module.create()
+            symbols = [Operation.create("func.func", regions=1, attributes={
+                "sym_name": StringAttr.get(f"s{i}"),
+                "function_type": TypeAttr.get(FunctionType.get([], [])),
+                "sym_visibility": StringAttr.get("private")}) for i in range(N)]
+        gc.collect()
+        t0 = time.perf_counter()
+        table = SymbolTable(module.operation)
+        if kind == "symtab_miss":
+            for name in names:
+                name in table
+        else:
+            for op in symbols:
+                table.insert(op)
+        print(time.perf_counter() - t0, flush=True)
+        # Unpatched 23.1.1 leaves the inserted symbols' wrappers owning them:
+        # at exit they would destroy what the module owns (a crash), so the
+        # process ends here.
+        os._exit(0)
     # Before the parse: the erase workloads count their C API calls by name,
     # and destroying the parsed module at exit runs the same check as erase().
     if kind.startswith("erase"):
@@ -169,6 +204,17 @@ def main():
         results.append(dict(metric=label, baseline_ms=1e3 * statistics.median(b),
                             patched_ms=1e3 * statistics.median(p), ratio=ratio,
                             target=target))  # the name of its target
+    for label, (kind, target, sizes) in SCALING.items():
+        for n in sizes:
+            p, b = [], []
+            for _ in range(reps):
+                b.append(run(baseline, kind, n))
+                p.append(run(patched, kind, n))
+            results.append(dict(metric=f"{label}, N={n:,}",
+                                baseline_ms=1e3 * statistics.median(b),
+                                patched_ms=1e3 * statistics.median(p),
+                                ratio=statistics.median(p) / statistics.median(b),
+                                target=target))
     if "--instructions" in sys.argv:
         n = 20_000
         for label, kind, counted, target in COUNTED:
