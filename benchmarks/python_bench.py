@@ -179,6 +179,19 @@ COUNTED = [
 ]
 
 
+def side_by_side(label, kind, target, patched, baseline, reps, n=None):
+    """Runs `kind` (at size `n`) `reps` times in each package, alternating so
+    that drift hits both; the medians and their ratio, with the name of the
+    row's target."""
+    p, b = [], []
+    for _ in range(reps):
+        b.append(run(baseline, kind, n))
+        p.append(run(patched, kind, n))
+    return dict(metric=label, baseline_ms=1e3 * statistics.median(b),
+                patched_ms=1e3 * statistics.median(p),
+                ratio=statistics.median(p) / statistics.median(b), target=target)
+
+
 def main():
     if "-h" in sys.argv[1:] or "--help" in sys.argv[1:]:
         print(__doc__)
@@ -196,25 +209,11 @@ def main():
         for kind in ("parse", "names"):
             run(pkg, kind, 1000)
     for label, (kind, target) in WORKLOADS.items():
-        p, b = [], []
-        for _ in range(reps):  # alternate, so that drift hits both
-            b.append(run(baseline, kind))
-            p.append(run(patched, kind))
-        ratio = statistics.median(p) / statistics.median(b)
-        results.append(dict(metric=label, baseline_ms=1e3 * statistics.median(b),
-                            patched_ms=1e3 * statistics.median(p), ratio=ratio,
-                            target=target))  # the name of its target
+        results.append(side_by_side(label, kind, target, patched, baseline, reps))
     for label, (kind, target, sizes) in SCALING.items():
         for n in sizes:
-            p, b = [], []
-            for _ in range(reps):
-                b.append(run(baseline, kind, n))
-                p.append(run(patched, kind, n))
-            results.append(dict(metric=f"{label}, N={n:,}",
-                                baseline_ms=1e3 * statistics.median(b),
-                                patched_ms=1e3 * statistics.median(p),
-                                ratio=statistics.median(p) / statistics.median(b),
-                                target=target))
+            results.append(side_by_side(f"{label}, N={n:,}", kind, target,
+                                        patched, baseline, reps, n))
     if "--instructions" in sys.argv:
         n = 20_000
         for label, kind, counted, target in COUNTED:
