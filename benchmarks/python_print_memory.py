@@ -22,9 +22,9 @@ src = "\n".join(lines)
 with Context(), Location.unknown():
     m = Module.parse(src); del src, lines
     open("/proc/self/clear_refs", "w").write("5")  # resets VmHWM (peak RSS)
-    hwm = lambda: int(re.search(r"VmHWM:\s+(\d+)", open("/proc/self/status").read()).group(1))
-    rss = lambda: int(re.search(r"VmRSS:\s+(\d+)", open("/proc/self/status").read()).group(1))
-    before = rss()
+    status_kb = lambda field: int(re.search(
+        field + r":\s+(\d+)", open("/proc/self/status").read()).group(1))
+    before = status_kb("VmRSS")
     path = tempfile.mktemp()
     t = time.perf_counter()
     if mode == "path":
@@ -33,6 +33,6 @@ with Context(), Location.unknown():
         with open(path, "w") as f:
             m.operation.print(file=f)
     dt = time.perf_counter() - t
-    after = hwm()
+    after = status_kb("VmHWM")
     size = os.path.getsize(path); os.unlink(path)
     print(f"{mode}: output {size/1e6:.1f} MB, peak RSS +{(after-before)/1024:.1f} MB, {dt:.2f} s")

@@ -16,8 +16,6 @@ files only, `#` (in C and C++ `#include` is code). Lines of files under a
   test/repo/series-stats.py --limits first=350,any=600
   test/repo/series-stats.py --exempt python      patches whose subject
       contains 'python' are reported (EXEMPT (over limit)) but do not fail
-  test/repo/series-stats.py --exempt 19.1.7:python   the same, in the
-      19.1.7 series only
 
 Exit status 1 if a patch over its limit is not exempt (or a series names a
 patch file that does not exist), 2 on bad arguments.
@@ -137,15 +135,10 @@ def main():
     ap.add_argument("--release", help="only this release (e.g. 23.1.1)")
     ap.add_argument("--limits", default="first=350,any=600",
                     help="code line limits: of patch 1 and of any patch (default %(default)s)")
-    ap.add_argument("--exempt", action="append", default=[], metavar="[RELEASE:]SUBSTRING",
-                    help="patches whose subject contains SUBSTRING (in RELEASE's series "
-                         "only, if given) are reported but do not fail the limits (repeatable)")
+    ap.add_argument("--exempt", action="append", default=[], metavar="SUBSTRING",
+                    help="patches whose subject contains SUBSTRING are reported "
+                         "but do not fail the limits (repeatable)")
     args = ap.parse_args()
-    # (release or None, substring) per --exempt.
-    exempt = []
-    for e in args.exempt:
-        m = re.fullmatch(r"(\d+(?:\.\d+)*):(.+)", e)
-        exempt.append((m.group(1), m.group(2)) if m else (None, e))
     try:
         limits = parse_limits(args.limits)
     except ValueError as e:
@@ -161,8 +154,7 @@ def main():
     print(f"limits: patch 1 <= {limits['first']} code lines, any patch <= {limits['any']}")
     if args.exempt:
         print("EXEMPT from the limits (reported, not failing): patches whose subject contains "
-              + ", ".join(f"'{sub}'" + (f" (llvm-{rel} only)" if rel else "")
-                          for rel, sub in exempt) + " (--exempt)")
+              + ", ".join(f"'{e}'" for e in args.exempt) + " (--exempt)")
     failures = []
     for release in todo:
         rows = []
@@ -182,7 +174,7 @@ def main():
                 limit, which = limits["any"], "any"
             status = "ok"
             if code > limit:
-                if any(sub in subj and rel in (None, release) for rel, sub in exempt):
+                if any(e in subj for e in args.exempt):
                     status = f"EXEMPT (over limit: {which}={limit})"
                 else:
                     status = f"OVER LIMIT ({which}={limit})"
