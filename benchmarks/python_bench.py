@@ -159,8 +159,8 @@ def instructions(package, kind, n, toggle=None):
 # it makes (the extension itself has no symbols): mlirOperationDestroy, and
 # upstream's walk that invalidates the children's wrappers, mlirOperationWalk,
 # and the patched check that nothing outside uses what erase() destroys,
-# mlirOperationHasUsesOutside.
-ERASE_CALLS = "mlirOperationDestroy,mlirOperationWalk,mlirOperationHasUsesOutside"
+# mlirOperationGetUserOutside.
+ERASE_CALLS = "mlirOperationDestroy,mlirOperationWalk,mlirOperationGetUserOutside"
 COUNTED = [
     ("instructions: wrappers + .name over 20k ops (process minus parse-only)",
      "names", "parse", "Python: wrappers + .name"),
