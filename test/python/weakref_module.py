@@ -79,6 +79,10 @@ def testRef():
         assert r == wr.ref(mul) and hash(r) == hash(wr.ref(mul))
         assert r != wr.ref(add)
         assert wr.ref(module)() == module.operation
+        # repr says what a reference refers to, as CPython's weakref.ref does.
+        # CHECK: repr: <mlir.weakref.ref at 0x{{[0-9a-f]+}}; to 'arith.muli'>
+        log("repr:", repr(r))
+        assert repr(r).startswith(f"<mlir.weakref.ref at {id(r):#x}; ")
         refs = [wr.ref(op) for op in (const, mul, add, ret)]
         canonicalize(module)
         # CHECK: alive after canonicalize: [False, False, False, True]
@@ -86,6 +90,8 @@ def testRef():
         assert r() is None and refs[3]() == ret
         # Still equal to itself, with the same hash, once dead.
         assert r == refs[1] and hash(r) == hash(refs[1])
+        # CHECK: repr once erased: <mlir.weakref.ref at 0x{{[0-9a-f]+}}; dead>
+        log("repr once erased:", repr(r))
         # CHECK: ref to an erased op: RuntimeError: the operation has been erased
         try:
             wr.ref(mul)
@@ -255,7 +261,11 @@ def testRefScope():
             canonicalize(module)
             # CHECK: scope: 4 refs, 1 alive
             log(f"scope: {len(scope)} refs, {scope.count_alive()} alive")
+            # CHECK: scoped reprs: <mlir.weakref.ScopedRef at 0x{{[0-9a-f]+}}; dead> <mlir.weakref.ScopedRef at 0x{{[0-9a-f]+}}; to 'func.return'>
+            log("scoped reprs:", repr(refs[0]), repr(refs[3]))
             scope.reset()
+            # CHECK: after reset: <mlir.weakref.ScopedRef at 0x{{[0-9a-f]+}}; scope closed or reset>
+            log("after reset:", repr(refs[3]))
             assert len(scope) == 0 and not scope.closed
             try:
                 refs[3]()

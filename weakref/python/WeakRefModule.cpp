@@ -30,6 +30,7 @@
 #include "mlir-c/IR.h"
 #include "mlir-weakref-c/WeakRef.h"
 
+#include <cstdio>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -93,6 +94,8 @@ public:
   ~PyOpRef() { mlirOperationRefDestroy(ref); }
 
   OwnedRef get() const { return OwnedRef(mlirOperationRefCopy(ref)); }
+  /// Same as get(): an OpRef is never detached from its operation.
+  OwnedRef peek() const { return get(); }
 
 private:
   MlirOperationRef ref;
@@ -173,6 +176,11 @@ public:
       throwPythonError();
     }
     return OwnedRef(ref);
+  }
+  /// Same as get(), but null instead of raising once the scope is closed or
+  /// reset.
+  OwnedRef peek() const {
+    return OwnedRef(py::cast<const PyRefScope &>(scopeObj).copyRef(key));
   }
 
 private:
@@ -297,14 +305,38 @@ OwnedRef toRef(const py::handle &obj) {
                        "OperationRef capsule");
 }
 
+/// `repr(reference)` in the style of CPython's weakref.ref: what it refers
+/// to, or that it is dead: `<mlir.weakref.ref at 0x...; to 'arith.addi'>`.
 template <typename RefClass>
-void defineRefMethods(py::class_<RefClass> &cls) {
-  cls.def(
-         "__call__",
-         [](const RefClass &self) {
-           return toPython(mlirOperationRefDeref(self.get().get()));
-         },
-         "Returns the operation, or None if it has been destroyed.")
+std::string refRepr(py::handle self, const char *kind) {
+  OwnedRef ref = py::cast<const RefClass &>(self).peek();
+  std::string state = "dead";
+  if (mlirOperationRefIsNull(ref.get())) {
+    state = "scope closed or reset";
+  } else {
+    MlirOperation op = mlirOperationRefDeref(ref.get());
+    if (!mlirOperationIsNull(op)) {
+      MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+      state = "to '" + std::string(name.data, name.length) + "'";
+    }
+  }
+  char address[32];
+  std::snprintf(address, sizeof(address), "%p",
+                static_cast<void *>(self.ptr()));
+  return std::string("<mlir.weakref.") + kind + " at " + address + "; " +
+         state + ">";
+}
+
+template <typename RefClass>
+void defineRefMethods(py::class_<RefClass> &cls, const char *kind) {
+  cls.def("__repr__",
+          [kind](py::handle self) { return refRepr<RefClass>(self, kind); })
+      .def(
+          "__call__",
+          [](const RefClass &self) {
+            return toPython(mlirOperationRefDeref(self.get().get()));
+          },
+          "Returns the operation, or None if it has been destroyed.")
       .MLIR_WEAKREF_DEF_PROPERTY_READONLY(
           "alive",
           [](const RefClass &self) {
@@ -334,13 +366,13 @@ MLIR_WEAKREF_PYTHON_MODULE(_mlirWeakRef, m) {
   py::class_<PyOpRef> opRef(m, "OpRef", "A weak reference to an operation.");
   opRef.def(py::init<py::handle>(), py::arg("operation"),
             "Creates a weak reference to a live operation.");
-  defineRefMethods(opRef);
+  defineRefMethods(opRef, "ref");
 
   py::class_<PyScopedRef> scopedRef(
       m, "ScopedRef",
       "A weak reference owned by a RefScope; raises ReferenceError once the "
       "scope is closed or reset.");
-  defineRefMethods(scopedRef);
+  defineRefMethods(scopedRef, "ScopedRef");
 
   py::class_<PyRefScope>(m, "RefScope",
                          "Owns weak references until closed; a context "
