@@ -15,6 +15,7 @@
 #                              (test/repo/check-patches.sh uses it)
 #   ./setup.sh --print-build-dir|--print-mlir-dir|--print-tree|--print-llvm-build
 #              |--print-pristine|--print-series-dir|--print-dev-tree|--print-cache
+#              |--print-series-hash
 #                             print one cache path
 #                              (the one owner of the cache layout) and exit
 #   ./setup.sh --core-tests-only  build only MLIRIR and the core unit test
@@ -77,6 +78,7 @@ for arg in "$@"; do
   --print-series-dir) PRINT_ONLY=series ;;
   --print-dev-tree) PRINT_ONLY=dev-tree ;;
   --print-cache) PRINT_ONLY=cache ;;
+  --print-series-hash) PRINT_ONLY=series-hash ;;
   -h | --help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
   *) echo "setup.sh: error: unknown option '$arg' (try --help)" >&2; exit 2 ;;
   esac
@@ -244,12 +246,14 @@ if [[ -n $PRINT_ONLY ]]; then
   series) echo "$SERIES_DIR" ;;
   dev-tree) echo "$CACHE/dev/llvm-$LLVM_VERSION" ;;
   cache) echo "$CACHE" ;;
+  series-hash) echo "$SERIES_HASH" ;;
   esac
   exit 0
 fi
 
 # -------------------------------------------------------------- packages ----
 PKGS=(build-essential cmake ninja-build ccache git python3 python3-dev python3-numpy
+  python3-venv python3-pip
   libgtest-dev libbenchmark-dev clang-format valgrind xz-utils dpkg-dev rustc cargo
   "${RELEASE_PKGS[@]}")
 installed() { # package[=version]
@@ -448,6 +452,16 @@ project_targets=()
 ((CORE_TESTS_ONLY)) && project_targets=(unittests/WeakOpRefUpstreamTests)
 CCACHE_DIR=$CACHE/ccache run_ninja "$PROJECT_BUILD.build.log" -C "$PROJECT_BUILD" -j"$JOBS" "${project_targets[@]}" ||
   die "mlir-weakref build failed (see above)"
+
+# The wheel of the mlir package with mlir.weakref (default builds only: the
+# wheel's name says the release and the series, not the build options).
+if [[ $VARIANT == patched && -z $SANITIZE && $ASSERTIONS == ON && -z ${LLVM_SRC:-} ]] &&
+  ((!CORE_TESTS_ONLY)) && [[ -d $PROJECT_BUILD/python_packages/mlir_core/mlir/_mlir_libs ]]; then
+  step "writing the wheel"
+  /usr/bin/python3 "$ROOT/scripts/make-wheel.py" "$PROJECT_BUILD/python_packages/mlir_core" \
+    "$ROOT/dist" --llvm-version "$LLVM_VERSION" --series "$SERIES_HASH" ||
+    die "writing the wheel failed (see above)"
+fi
 
 if ((DEMO)) && [[ $VARIANT == patched ]]; then
   step "running the demo: $PROJECT_BUILD/bin/weakref-demo"
