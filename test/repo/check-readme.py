@@ -7,12 +7,15 @@ A snippet is a fenced block (c, c++, python) preceded by a line
     <!-- snippet: path/to/file#name -->
 
 and `name`'s region is the text between the lines holding `[readme:name]`
-and `[/readme:name]` in that file, dedented. Blocks of other languages (sh)
-are not checked: they are the commands CI runs.
+and `[/readme:name]` in that file, dedented. In command blocks (sh), each
+command that runs a script of this repository (`./setup.sh --flag`,
+`scripts/x.sh`) must name an executable file that handles every `--flag`
+given to it, and each `patches/...` path must match files.
 
   check-readme.py [DOC.md ...]    (default: README.md)
 """
 import re
+import shlex
 import sys
 import textwrap
 from pathlib import Path
@@ -31,6 +34,31 @@ def region(path, name):
     return textwrap.dedent("\n".join(lines[start[0] + 1:end[0]])).strip("\n")
 
 
+def check_command(line, where):
+    """Errors of one shell command line of a sh block."""
+    try:
+        words = shlex.split(line, comments=True)
+    except ValueError as e:
+        return [f"{where}: cannot parse `{line}`: {e}"]
+    while words and re.match(r"^[A-Z_]+=", words[0]):
+        words = words[1:]  # environment assignments
+    errors = []
+    if words and (words[0].startswith("./") or words[0].startswith("scripts/")):
+        script = ROOT / words[0]
+        if not script.is_file() or not script.stat().st_mode & 0o111:
+            return [f"{where}: `{words[0]}` is not an executable file of the repository"]
+        text = script.read_text()
+        for flag in (w.split("=")[0] for w in words[1:] if w.startswith("--")):
+            if flag not in text:
+                errors.append(f"{where}: {words[0]} does not handle {flag}")
+    for word in words:
+        if "patches/llvm-" in word:
+            pattern = word[word.index("patches/"):]
+            if not list(ROOT.glob(pattern)):
+                errors.append(f"{where}: {pattern} matches no file")
+    return errors
+
+
 def check(doc):
     errors, checked = [], 0
     lines = (ROOT / doc).read_text().splitlines()
@@ -46,6 +74,10 @@ def check(doc):
             i += 1
         block = "\n".join(lines[begin + 1:i]).strip("\n")
         i += 1
+        if lang == "sh":
+            for n, line in enumerate(lines[begin + 1:i - 1], begin + 2):
+                errors += check_command(line, f"{doc}:{n}")
+            continue
         if lang not in CHECKED:
             continue
         directive = DIRECTIVE.search(lines[begin - 1]) if begin else None
