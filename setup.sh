@@ -185,6 +185,16 @@ python_bindings && LLVM_TARGETS+=(
   tools/mlir/python/dialects/_arith_enum_gen.py
   tools/mlir/python/dialects/_cf_ops_gen.py
 )
+# ... and those of its tensor, loop and Transform dialects
+# (weakref/python/Registration.cpp; an entry with a third field is only for
+# LLVM releases from that major version on).
+if python_bindings; then
+  while read -r kind target since; do
+    [[ $kind == lib || $kind == capi || $kind == gen ]] || continue
+    [[ -z $since ]] || ((${LLVM_VERSION%%.*} >= since)) || continue
+    LLVM_TARGETS+=("$target")
+  done <"$ROOT/weakref/python/extended-dialects.txt"
+fi
 UPSTREAM_TEST_TARGETS=(MLIRPassTests MLIRSupportTests)
 ((UPSTREAM_IR_TESTS)) && UPSTREAM_TEST_TARGETS+=(MLIRIRTests)
 # The C API test comes with the series (patch 0003): not in the baseline tree.
@@ -253,7 +263,7 @@ fi
 
 # -------------------------------------------------------------- packages ----
 PKGS=(build-essential cmake ninja-build ccache git python3 python3-dev python3-numpy
-  python3-venv python3-pip
+  python3-venv python3-pip python3-yaml
   libgtest-dev libbenchmark-dev clang-format valgrind xz-utils dpkg-dev rustc cargo
   "${RELEASE_PKGS[@]}")
 installed() { # package[=version]

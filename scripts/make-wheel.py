@@ -74,7 +74,7 @@ def main():
         f"mlir-weakref series {args.series}: Python objects that refer to IR "
         "raise once it is destroyed instead of reading freed memory. Includes "
         "mlir.weakref (weak operation references, weak containers, erasure "
-        "provenance). Dialects: builtin, func, arith, cf.",
+        "provenance).",
         "",
     ])
     wheel = "\n".join([

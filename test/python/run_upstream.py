@@ -1,13 +1,20 @@
 #!/usr/bin/env python3
-"""Runs upstream MLIR's Python tests (from the patched source tree) against
-this project's `mlir` package, the way their RUN lines say:
-`%PYTHON %s [2>&1] | FileCheck %s [args]`.
+"""Runs upstream MLIR's Python tests (every file of the patched source tree's
+mlir/test/python with a RUN line) against this project's `mlir` package, the
+way their RUN lines say: `%PYTHON %s [2>&1] | FileCheck %s [args]`.
 
-  run_upstream.py MLIR_SRC FILECHECK PACKAGE_ROOT
+  run_upstream.py MLIR_SRC FILECHECK PACKAGE_ROOT [--baseline BASELINE_ROOT]
 
-Tests that need dialects or passes this package does not build are skipped
-(whole files) or have single test functions removed, each with its reason.
+A file that imports a module upstream has and this package does not build
+(a dialect, the JIT, a test extension) is skipped, with the modules it
+needs; so is a file whose `# REQUIRES:` features are not set, and the few
+files and test functions listed below, each with its reason. With
+--baseline, every file runs against the unpatched package too, side by
+side: the run fails only for a file that passes unpatched and fails
+patched (a file failing in both is reported, not counted as a regression).
 """
+import argparse
+import ast
 import os
 import re
 import subprocess
@@ -15,42 +22,118 @@ import sys
 import tempfile
 from pathlib import Path
 
-mlir_src, filecheck, package_root = sys.argv[1:4]
-tests_dir = Path(mlir_src) / "test" / "python"
+parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+parser.add_argument("mlir_src")
+parser.add_argument("filecheck")
+parser.add_argument("package_root")
+parser.add_argument("--baseline", metavar="BASELINE_ROOT")
+parser.add_argument("--only", nargs="*", default=[], help="run just these files")
+args = parser.parse_args()
+tests_dir = Path(args.mlir_src) / "test" / "python"
+upstream_python = Path(args.mlir_src) / "python"
 
 SKIPPED_FILES = {
-    "ir/builtin_types.py": "needs the tensor dialect, not built here",
     "ir/diagnostic_handler.py": "needs the _mlirPythonTestNanobind test extension (23.1.1), not built here",
+    "develoment_files.py": "checks upstream's package layout (the C API headers in the package, "
+                           "a library named MLIRPythonCAPI); this package's is MLIRWeakRefPythonCAPI "
+                           "and has no headers",
+}
+# file -> a module the file needs without importing it (it parses that
+# dialect's IR): skipped where the package does not have it.
+NEEDS = {
+    "ir/builtin_types.py": "mlir.dialects.tensor",
 }
 # `# REQUIRES:` features this package has (upstream's lit config sets them).
 FEATURES = {"python-ge-311"} if sys.version_info >= (3, 11) else set()
-# file -> {test function: reason}; the function and its CHECK lines are cut
-# (where the file has it: the lists cover both releases).
-SCF_SHAPE = "needs the scf or shape dialect, not built here"
+# file -> {test function: (module, what it needs)}: where the package lacks
+# the module, the function and its CHECK lines are cut (the lists cover both
+# releases), and so are the missing names of its `from mlir.dialects import`.
 SKIPPED_FUNCTIONS = {
     "pass_manager.py": {
-        "testInvalidNesting": "needs memref's NormalizeMemRefs pass, not built here",
+        "testInvalidNesting": ("mlir.dialects.memref", "needs memref's NormalizeMemRefs pass"),
     },
     "rewrite.py": {
-        "testConversionPattern": "needs the smt dialect, not built here",
+        "testConversionPattern": ("mlir.dialects.smt", "needs the smt dialect"),
     },
     "ir/operation.py": {
-        name: SCF_SHAPE
-        for name in ("testFailedGenericOperationCreationReportsError", "testGetParentOfType",
-                     "testIndexSwitch", "testOpWalk", "test_get_ops_of_type")
-    },
-}
-# file -> {import line: replacement}, for imports of what is cut above.
-REWRITTEN_IMPORTS = {
-    "ir/operation.py": {
-        "from mlir.dialects import arith, func, scf, shape\n": "from mlir.dialects import arith, func\n",
+        "testFailedGenericOperationCreationReportsError": ("mlir.dialects.shape",
+                                                           "needs the shape dialect"),
+        **{name: ("mlir.dialects.scf", "needs the scf dialect")
+           for name in ("testGetParentOfType", "testIndexSwitch", "testOpWalk",
+                        "test_get_ops_of_type")},
     },
 }
 
-tests = sorted(str(p.relative_to(tests_dir)) for p in (tests_dir / "ir").glob("*.py"))
-tests += [t for t in ("pass_manager.py", "live_operations.py", "rewrite.py",
-                      "rewrite_lifetimes.py", "dialects/ods_helpers.py")
-          if (tests_dir / t).exists()]
+
+def module_path(root, module):
+    """Where `module` (dotted, starting with mlir) lives under `root`, if
+    anywhere: a .py file, a package, or a native extension (.so)."""
+    parts = module.split(".")
+    base = Path(root).joinpath(*parts)
+    if base.with_suffix(".py").exists() or (base / "__init__.py").exists():
+        return base
+    # A native extension, or a name inside one (`_mlir.ir`).
+    for n in range(len(parts), 1, -1):
+        prefix = Path(root).joinpath(*parts[:n])
+        if prefix.parent.is_dir() and list(prefix.parent.glob(parts[n - 1] + ".*so")):
+            return prefix
+    return None
+
+
+def upstream_has(module):
+    parts = module.split(".")
+    if parts[:2] == ["mlir", "_mlir_libs"] and len(parts) > 2:
+        return parts[2].startswith("_mlir")  # a native extension upstream builds
+    return module_path(upstream_python, module) is not None
+
+
+def imported_modules(source, package=None):
+    """Every mlir module a file imports, at any depth (a function that
+    imports a missing module fails when it runs); relative imports resolve
+    against `package`, the package of the module `source` is."""
+    modules = set()
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return modules
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules.update(a.name for a in node.names if a.name.startswith("mlir"))
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                if not package:
+                    continue
+                parts = package.split(".")[:len(package.split(".")) - node.level + 1]
+                base = ".".join(parts + ([node.module] if node.module else []))
+            if not base.startswith("mlir"):
+                continue
+            modules.add(base)
+            modules.update(f"{base}.{a.name}" for a in node.names if a.name != "*")
+    return modules
+
+
+def missing_modules(source, root, seen=None, package=None):
+    """Modules upstream has that the package at `root` lacks, imported by
+    `source` or by the package's modules it imports (the parent package of
+    a missing module stands for it). Module names in string literals count
+    (tests that import_module("mlir....")."""
+    seen = set() if seen is None else seen
+    modules = imported_modules(source, package)
+    modules.update(re.findall(r"[\"'](mlir(?:\.\w+)+)[\"']", source))
+    missing = set()
+    for module in sorted(modules):
+        path = module_path(root, module)
+        if upstream_has(module) and path is None:
+            if not any(module.startswith(m + ".") for m in missing):
+                missing.add(module)
+        elif path is not None and module not in seen:
+            seen.add(module)
+            for file, pkg in ((path.with_suffix(".py"), module.rpartition(".")[0]),
+                              (path / "__init__.py", module)):
+                if file.exists():
+                    missing.update(missing_modules(file.read_text(), root, seen, pkg))
+    return sorted(missing)
 
 
 def without_functions(text, names):
@@ -72,47 +155,124 @@ def without_functions(text, names):
     return "".join(out)
 
 
-env = dict(os.environ, PYTHONPATH=package_root)
-passed, failed, skipped = 0, 0, 0
-for test in tests:
-    if test in SKIPPED_FILES:
-        print(f"SKIP  {test}: {SKIPPED_FILES[test]}")
-        skipped += 1
-        continue
-    source = (tests_dir / test).read_text()
-    run = re.search(r"^# RUN: (.*)$", source, re.M).group(1)
-    missing = [f for line in re.findall(r"^# REQUIRES: (.*)$", source, re.M)
-               for f in line.replace(",", " ").split() if f not in FEATURES]
-    if missing:
-        print(f"SKIP  {test}: requires {', '.join(missing)}, not built here")
-        skipped += 1
-        continue
+def run_test(test, text, run, root):
     with tempfile.TemporaryDirectory() as tmp:
         # Tests find files next to them (e.g. ir/custom_dialect): run them in
-        # place, unless functions have to be cut out.
+        # place, unless they had to be edited (`text`).
         path = tests_dir / test
-        cut = {f: r for f, r in SKIPPED_FUNCTIONS.get(test, {}).items()
-               if f"# CHECK-LABEL: TEST: {f}" in source or f"def {f}(" in source}
-        imports = {a: b for a, b in REWRITTEN_IMPORTS.get(test, {}).items() if a in source}
-        if cut or imports:
+        if text is not None:
             path = Path(tmp) / Path(test).name
-            text = without_functions(source, cut)
-            for old, new in imports.items():
-                text = text.replace(old, new)
             path.write_text(text)
         command = (run.replace("%PYTHON", sys.executable)
-                   .replace("FileCheck", filecheck)
+                   .replace("FileCheck", args.filecheck)
                    .replace("%s", str(path)))
-        result = subprocess.run(["bash", "-o", "pipefail", "-c", command],
-                                env=env, capture_output=True, text=True,
-                                timeout=300)
-    if result.returncode == 0:
-        note = "".join(f" (without {f}: {r})" for f, r in cut.items())
+        try:
+            result = subprocess.run(["bash", "-o", "pipefail", "-c", command],
+                                    env=dict(os.environ, PYTHONPATH=root),
+                                    capture_output=True, text=True, timeout=300)
+        except subprocess.TimeoutExpired:
+            return 124, "timed out after 300 s"
+    return result.returncode, result.stdout + result.stderr
+
+
+tests = sorted(str(p.relative_to(tests_dir)) for p in tests_dir.rglob("*.py")
+               if re.search(r"^# RUN: ", p.read_text(), re.M))
+if args.only:
+    tests = [t for t in tests if t in args.only]
+def plan(test):
+    """(reason to skip or None, RUN line, functions to cut, imports to rewrite)."""
+    source = (tests_dir / test).read_text()
+    reason = SKIPPED_FILES.get(test)
+    if not reason:
+        missing = [f for line in re.findall(r"^# REQUIRES: (.*)$", source, re.M)
+                   for f in line.replace(",", " ").split() if f not in FEATURES]
+        if missing:
+            reason = f"requires {', '.join(missing)}, not built here"
+    if not reason and test == "multithreaded_tests.py" and getattr(sys, "_is_gil_enabled", lambda: True)():
+        reason = "runs its tests only on a free-threaded CPython (here it would pass running none)"
+    if not reason and test in NEEDS and not module_path(args.package_root, NEEDS[test]):
+        reason = f"needs {NEEDS[test]}, not built here"
+    run = re.search(r"^# RUN: (.*)$", source, re.M)
+    cut = {f: f"{needs}, not built here"
+           for f, (module, needs) in SKIPPED_FUNCTIONS.get(test, {}).items()
+           if (f"# CHECK-LABEL: TEST: {f}" in source or f"def {f}(" in source)
+           and not module_path(args.package_root, module)}
+    imports = {}
+    for line in re.findall(r"^from mlir\.dialects import .*\n", source, re.M) if cut else []:
+        names = line.split(" import ")[1].strip().split(", ")
+        kept = [n for n in names if module_path(args.package_root, f"mlir.dialects.{n}")]
+        if kept != names:
+            imports[line] = f"from mlir.dialects import {', '.join(kept)}\n"
+    if not reason:
+        # What the file imports once its cut functions are gone, and the
+        # modules its RUN lines run (`python -m module`).
+        text = without_functions(source, cut)
+        for old, new in imports.items():
+            text = text.replace(old, new)
+        text += "".join(f"\nimport {m}" for m in re.findall(
+            r"^# RUN: .*-m (mlir[\w.]*)", source, re.M))
+        missing = missing_modules(text, args.package_root)
+        if missing:
+            reason = f"needs {', '.join(missing)}, not built here"
+    return reason, run and run.group(1), cut, imports
+
+
+def without_unrunnable_modules(source):
+    """multithreaded_tests.py imports the tests of the files its
+    TEST_MODULES lists and runs them on many threads: keeps the entries
+    whose files run here whole (no skip, no cut function). Returns the new
+    source and how many entries were dropped."""
+    tree = ast.parse(source)
+    lines = source.splitlines(keepends=True)
+    dropped = 0
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+                getattr(t, "id", None) == "TEST_MODULES" for t in node.targets):
+            for entry in node.value.elts:
+                name = entry.elts[0].value
+                file = f"{name}.py"
+                reason, _, cut, _ = (plan(file) if (tests_dir / file).exists()
+                                     else ("no such file", None, {}, {}))
+                if reason or cut:
+                    dropped += 1
+                    for i in range(entry.lineno - 1, entry.end_lineno):
+                        lines[i] = ""
+    text = "".join(lines)
+    # It finds those files next to itself; it runs from a copy.
+    text = text.replace("Path(__file__).parent.absolute()", f"Path({str(tests_dir)!r})")
+    return text, dropped
+
+
+counts = {"passed": 0, "failed": 0, "skipped": 0, "failing unpatched too": 0}
+for test in tests:
+    reason, run, cut, imports = plan(test)
+    if reason:
+        print(f"SKIP  {test}: {reason}")
+        counts["skipped"] += 1
+        continue
+    text = None
+    if cut or imports:
+        text = without_functions((tests_dir / test).read_text(), cut)
+        for old, new in imports.items():
+            text = text.replace(old, new)
+    if test == "multithreaded_tests.py":
+        text, dropped = without_unrunnable_modules((tests_dir / test).read_text())
+        cut = {f"{dropped} of its TEST_MODULES": "files skipped or cut here"}
+    code, output = run_test(test, text, run, args.package_root)
+    note = "".join(f" (without {f}: {r})" for f, r in cut.items())
+    baseline = None
+    if args.baseline:
+        baseline, _ = run_test(test, text, run, args.baseline)
+        note += "; unpatched: " + ("pass" if baseline == 0 else f"fail (exit {baseline})")
+    if code == 0:
         print(f"PASS  {test}{note}")
-        passed += 1
+        counts["passed"] += 1
+    elif baseline not in (None, 0):
+        print(f"FAIL  {test} (exit {code}){note}: not a regression")
+        counts["failing unpatched too"] += 1
     else:
-        print(f"FAIL  {test} (exit {result.returncode})")
-        print((result.stdout + result.stderr)[-3000:])
-        failed += 1
-print(f"{passed} passed, {failed} failed, {skipped} skipped")
-sys.exit(1 if failed else 0)
+        print(f"FAIL  {test} (exit {code}){note}")
+        print(output[-3000:])
+        counts["failed"] += 1
+print(", ".join(f"{n} {what}" for what, n in counts.items()))
+sys.exit(1 if counts["failed"] else 0)

@@ -46,6 +46,8 @@ expect_error "wrong LLVM version in LLVM_SRC" "is LLVM '18.1.8'" \
 # A copy of the project whose series has a patch that does not apply.
 mkdir -p "$TMP/proj/patches/$RELEASE"
 cp "$ROOT/setup.sh" "$TMP/proj/"
+mkdir -p "$TMP/proj/weakref/python"
+cp "$ROOT/weakref/python/extended-dialects.txt" "$TMP/proj/weakref/python/"
 cp "$SERIES"/*.patch "$TMP/proj/patches/$RELEASE/"
 cat >"$TMP/proj/patches/$RELEASE/0099-broken.patch" <<'PATCH'
 From: nobody <nobody@example.com>

@@ -5,18 +5,168 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// func's inliner interface, for the `inline` pass (without it the pass aborts
-// the process), behind a C function: its C++ library is not built for
-// aggregation into the package's C API library, and a C API library that
-// links it is.
+// The dialects, dialect extensions, external interface models and passes of
+// the `mlir` package, registered by `_site_initialize_0` in every Context, as
+// upstream's `_mlirRegisterEverything` does for all of MLIR. Behind C
+// functions: the C++ libraries are not built for aggregation into the
+// package's C API library, and a C API library that links them is.
+//
+// The dialects: builtin, func (with its inliner interface: without it the
+// `inline` pass aborts the process), arith and cf, and those a Python user
+// of tensors, loops and the Transform dialect writes: affine, bufferization,
+// complex, index, linalg, math, memref, pdl, scf, tensor, transform, ub and
+// vector, with the interface models their transformations rely on (tiling,
+// bufferization, value bounds, ...), the Transform dialect extensions of
+// affine, bufferization, func, linalg, memref, scf and tensor and its debug,
+// loop and PDL extensions, and their passes. The Transform dialect links the
+// LLVM dialect, so it is registered too (with its inliner interface, and the
+// arith, func and scf lowerings the libraries above already link), but it
+// has no Python module: upstream's links LLVM IR translation, about 900 more
+// build steps; so does Vector's Transform extension, left out. The libraries
+// and Python modules: extended-dialects.txt.
 //
 //===----------------------------------------------------------------------===//
 
 #include "mlir-c/IR.h"
 #include "mlir/CAPI/IR.h"
+#include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Affine/IR/ValueBoundsOpInterfaceImpl.h"
+#include "mlir/Dialect/Affine/TransformOps/AffineTransformOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/IR/ValueBoundsOpInterfaceImpl.h"
+#include "mlir/Dialect/Arith/Transforms/BufferDeallocationOpInterfaceImpl.h"
+#include "mlir/Dialect/Arith/Transforms/BufferViewFlowOpInterfaceImpl.h"
+#include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Bufferization/TransformOps/BufferizationTransformOps.h"
+#include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Complex/IR/Complex.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/ControlFlow/Transforms/BufferDeallocationOpInterfaceImpl.h"
+#include "mlir/Dialect/ControlFlow/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Func/TransformOps/FuncTransformOps.h"
+#include "mlir/Dialect/Index/IR/IndexDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Linalg/TransformOps/DialectExtension.h"
+#include "mlir/Dialect/Linalg/Transforms/AllInterfaces.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/IR/MemRefMemorySlot.h"
+#include "mlir/Dialect/MemRef/IR/ValueBoundsOpInterfaceImpl.h"
+#include "mlir/Dialect/MemRef/TransformOps/MemRefTransformOps.h"
+#include "mlir/Dialect/MemRef/Transforms/AllocationOpInterfaceImpl.h"
+#include "mlir/Dialect/MemRef/Transforms/BufferViewFlowOpInterfaceImpl.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/PDL/IR/PDL.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/IR/ValueBoundsOpInterfaceImpl.h"
+#include "mlir/Dialect/SCF/TransformOps/SCFTransformOps.h"
+#include "mlir/Dialect/SCF/Transforms/BufferDeallocationOpInterfaceImpl.h"
+#include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/IR/TensorInferTypeOpInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/IR/TensorTilingInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/IR/ValueBoundsOpInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/TransformOps/TensorTransformOps.h"
+#include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/Transforms/Passes.h"
+#include "mlir/Dialect/Tensor/Transforms/SubsetInsertionOpInterfaceImpl.h"
+#include "mlir/Dialect/Transform/DebugExtension/DebugExtension.h"
+#include "mlir/Dialect/Transform/IR/TransformDialect.h"
+#include "mlir/Dialect/Transform/LoopExtension/LoopExtension.h"
+#include "mlir/Dialect/Transform/PDLExtension/PDLExtension.h"
+#include "mlir/Dialect/Transform/Transforms/Passes.h"
+#include "mlir/Dialect/UB/IR/UBOps.h"
+#include "mlir/Dialect/Vector/IR/ValueBoundsOpInterfaceImpl.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Dialect/Vector/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Vector/Transforms/SubsetOpInterfaceImpl.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Config/llvm-config.h"
+#if LLVM_VERSION_MAJOR >= 20
+#include "mlir/Dialect/LLVMIR/Transforms/InlinerInterfaceImpl.h"
+#endif
+
+using namespace mlir;
 
 extern "C" MLIR_CAPI_EXPORTED void
-mlirWeakRefRegisterFuncInlinerExtension(MlirDialectRegistry registry) {
-  mlir::func::registerInlinerExtension(*unwrap(registry));
+mlirWeakRefRegisterDialects(MlirDialectRegistry cRegistry) {
+  DialectRegistry &registry = *unwrap(cRegistry);
+  registry
+      .insert<arith::ArithDialect, cf::ControlFlowDialect, func::FuncDialect>();
+  func::registerInlinerExtension(registry);
+  registry.insert<affine::AffineDialect, bufferization::BufferizationDialect,
+                  complex::ComplexDialect, index::IndexDialect,
+                  LLVM::LLVMDialect, linalg::LinalgDialect, math::MathDialect,
+                  memref::MemRefDialect, pdl::PDLDialect, scf::SCFDialect,
+                  tensor::TensorDialect, transform::TransformDialect,
+                  ub::UBDialect, vector::VectorDialect>();
+  // Interface models, as registerAllDialects registers them for this set.
+  affine::registerValueBoundsOpInterfaceExternalModels(registry);
+  arith::registerBufferDeallocationOpInterfaceExternalModels(registry);
+  arith::registerBufferizableOpInterfaceExternalModels(registry);
+  arith::registerBufferViewFlowOpInterfaceExternalModels(registry);
+  arith::registerValueBoundsOpInterfaceExternalModels(registry);
+  bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(
+      registry);
+  cf::registerBufferizableOpInterfaceExternalModels(registry);
+  cf::registerBufferDeallocationOpInterfaceExternalModels(registry);
+  linalg::registerAllDialectInterfaceImplementations(registry);
+#if LLVM_VERSION_MAJOR >= 20 // Before, the LLVM dialect registers it itself.
+  LLVM::registerInlinerInterface(registry);
+#endif
+  memref::registerAllocationOpInterfaceExternalModels(registry);
+  memref::registerBufferViewFlowOpInterfaceExternalModels(registry);
+  memref::registerValueBoundsOpInterfaceExternalModels(registry);
+  memref::registerMemorySlotExternalModels(registry);
+  scf::registerBufferDeallocationOpInterfaceExternalModels(registry);
+  scf::registerBufferizableOpInterfaceExternalModels(registry);
+  scf::registerValueBoundsOpInterfaceExternalModels(registry);
+  tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  tensor::registerFindPayloadReplacementOpInterfaceExternalModels(registry);
+  tensor::registerInferTypeOpInterfaceExternalModels(registry);
+  tensor::registerSubsetOpInterfaceExternalModels(registry);
+  tensor::registerTilingInterfaceExternalModels(registry);
+  tensor::registerValueBoundsOpInterfaceExternalModels(registry);
+  vector::registerBufferizableOpInterfaceExternalModels(registry);
+  vector::registerSubsetOpInterfaceExternalModels(registry);
+  vector::registerValueBoundsOpInterfaceExternalModels(registry);
+  // Transform dialect extensions, as registerAllExtensions registers them.
+  affine::registerTransformDialectExtension(registry);
+  bufferization::registerTransformDialectExtension(registry);
+  func::registerTransformDialectExtension(registry);
+  linalg::registerTransformDialectExtension(registry);
+  memref::registerTransformDialectExtension(registry);
+  scf::registerTransformDialectExtension(registry);
+  tensor::registerTransformDialectExtension(registry);
+  transform::registerDebugExtension(registry);
+  transform::registerLoopExtension(registry);
+  transform::registerPDLExtension(registry);
+}
+
+extern "C" MLIR_CAPI_EXPORTED void mlirWeakRefRegisterDialectPasses() {
+  bufferization::registerBufferizationPasses();
+  // Conversion/Passes.h registers every conversion at once; these three,
+  // whose libraries the set links anyway, are registered one by one.
+  registerPass([] { return createArithToLLVMConversionPass(); });
+  registerPass([] { return createConvertFuncToLLVMPass(); });
+#if LLVM_VERSION_MAJOR >= 20
+  registerPass([] { return createSCFToControlFlowPass(); });
+#else
+  registerPass([] { return createConvertSCFToCFPass(); });
+#endif
+  registerLinalgPasses();
+  memref::registerMemRefPasses();
+  registerSCFPasses();
+  tensor::registerTensorPasses();
+  transform::registerTransformPasses();
 }

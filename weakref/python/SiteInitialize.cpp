@@ -6,31 +6,27 @@
 //===----------------------------------------------------------------------===//
 //
 // `mlir._mlir_libs._site_initialize_0`: registers the dialects this package is
-// built with (builtin, func, arith, cf) in every Context, with func's inliner
-// interface (without it the `inline` pass aborts the process), and the
-// transform passes (canonicalize, cse, ...) on import, instead of upstream's
+// built with in every Context (Registration.cpp says which, with their
+// extensions and interface models), and their passes and the transform
+// passes (canonicalize, cse, ...) on import, instead of upstream's
 // `_mlirRegisterEverything`, which links every dialect.
 //
 //===----------------------------------------------------------------------===//
 
 #include "BindingLibrary.h"
-#include "mlir-c/Dialect/Arith.h"
-#include "mlir-c/Dialect/ControlFlow.h"
-#include "mlir-c/Dialect/Func.h"
+#include "mlir-c/IR.h"
 #include "mlir-c/Transforms.h"
 
 // weakref/python/Registration.cpp
-extern "C" void
-mlirWeakRefRegisterFuncInlinerExtension(MlirDialectRegistry registry);
+extern "C" void mlirWeakRefRegisterDialects(MlirDialectRegistry registry);
+extern "C" void mlirWeakRefRegisterDialectPasses();
 
 MLIR_WEAKREF_PYTHON_MODULE(_site_initialize_0, m) {
-  m.doc() = "Registers the builtin, func, arith and cf dialects (with func's "
-            "inliner interface) and the transform passes";
+  m.doc() = "Registers the package's dialects, their extensions and passes, "
+            "and the transform passes";
   m.def("register_dialects", [](MlirDialectRegistry registry) {
-    mlirDialectHandleInsertDialect(mlirGetDialectHandle__func__(), registry);
-    mlirDialectHandleInsertDialect(mlirGetDialectHandle__arith__(), registry);
-    mlirDialectHandleInsertDialect(mlirGetDialectHandle__cf__(), registry);
-    mlirWeakRefRegisterFuncInlinerExtension(registry);
+    mlirWeakRefRegisterDialects(registry);
   });
   mlirRegisterTransformsPasses();
+  mlirWeakRefRegisterDialectPasses();
 }
