@@ -71,7 +71,7 @@ llvm_config.add_tool_substitutions(
 if config.python_package_root:
     config.available_features.add("python-bindings")
     config.environment["PYTHONPATH"] = config.python_package_root
-    # The LLVM 23 package's tensor, loop and Transform dialects
-    # (weakref/python/Registration.cpp).
-    if os.path.isdir(os.path.join(config.python_package_root, "mlir", "dialects", "transform")):
-        config.available_features.add("python-transform")
+    # Python callables as rewrite patterns (RewritePatternSet): not in
+    # 19.1.7's bindings.
+    if int(config.llvm_version_major) >= 23:
+        config.available_features.add("python-rewrite-patterns")

@@ -3,7 +3,8 @@
 mlir/test/python with a RUN line) against this project's `mlir` package, the
 way their RUN lines say: `%PYTHON %s [2>&1] | FileCheck %s [args]`.
 
-  run_upstream.py MLIR_SRC FILECHECK PACKAGE_ROOT [--baseline BASELINE_ROOT]
+  run_upstream.py MLIR_SRC FILECHECK PACKAGE_ROOT
+                  [--baseline | --baseline-if-built BASELINE_ROOT] [--only FILE...]
 
 A file that imports a module upstream has and this package does not build
 (a dialect, the JIT, a test extension) is skipped, with the modules it
@@ -27,8 +28,17 @@ parser.add_argument("mlir_src")
 parser.add_argument("filecheck")
 parser.add_argument("package_root")
 parser.add_argument("--baseline", metavar="BASELINE_ROOT")
+parser.add_argument("--baseline-if-built", metavar="BASELINE_ROOT",
+                    help="as --baseline where BASELINE_ROOT holds a package")
 parser.add_argument("--only", nargs="*", default=[], help="run just these files")
 args = parser.parse_args()
+if args.baseline and not (Path(args.baseline) / "mlir").is_dir():
+    parser.error(f"--baseline {args.baseline}: no mlir package there")
+if args.baseline_if_built:
+    if (Path(args.baseline_if_built) / "mlir").is_dir():
+        args.baseline = args.baseline_if_built
+    else:
+        print(f"no baseline package at {args.baseline_if_built} (./setup.sh --baseline builds it)")
 tests_dir = Path(args.mlir_src) / "test" / "python"
 upstream_python = Path(args.mlir_src) / "python"
 

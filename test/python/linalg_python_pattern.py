@@ -1,0 +1,77 @@
+# RUN: %PYTHON %s 2>&1 | FileCheck %s
+# REQUIRES: python-bindings, python-rewrite-patterns
+"""A Python rewrite pattern that replaces a linalg op: wrappers of the op and
+its results raise afterwards."""
+
+import gc
+import sys
+
+from mlir.dialects import func, linalg, tensor  # noqa: F401 (OpView classes)
+from mlir.ir import Context, Location, Module, WalkResult
+from mlir.rewrite import RewritePatternSet, apply_patterns_and_fold_greedily
+
+
+def log(*args):
+    print(*args, file=sys.stderr)
+    sys.stderr.flush()
+
+
+def run(f):
+    log("\nTEST:", f.__name__)
+    f()
+    gc.collect()
+    assert Context._get_live_count() == 0, Context._get_live_count()
+    return f
+
+
+def expect_erased(what, access):
+    try:
+        access()
+    except (RuntimeError, IndexError, ValueError) as e:
+        log(f"{what}: {type(e).__name__}: {e}")
+        return
+    raise AssertionError(f"{what} is usable after its IR was destroyed")
+
+
+def find(root, name):
+    found = []
+
+    def visit(op):
+        if op.name == name:
+            found.append(op.operation)
+        return WalkResult.ADVANCE
+
+    root.operation.walk(visit)
+    return found
+
+
+MATMUL = """
+func.func @mm(%a: tensor<4x4xf32>, %b: tensor<4x4xf32>, %c: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<4x4xf32>, tensor<4x4xf32>) outs(%c : tensor<4x4xf32>) -> tensor<4x4xf32>
+  return %r : tensor<4x4xf32>
+}
+"""
+
+
+# CHECK-LABEL: TEST: testPythonPatternOnLinalg
+@run
+def testPythonPatternOnLinalg():
+    with Context(), Location.unknown():
+        payload = Module.parse(MATMUL)
+        matmul = find(payload, "linalg.matmul")[0]
+        held = matmul.results[0]
+
+        def replace_by_init(op, rewriter):
+            # A (wrong but valid) rewrite: the result becomes the init.
+            rewriter.replace_op(op, [op.operands[2]])
+            return True
+
+        patterns = RewritePatternSet()
+        patterns.add("linalg.matmul", replace_by_init)
+        apply_patterns_and_fold_greedily(payload, patterns.freeze())
+        # CHECK: rewritten matmul: RuntimeError
+        expect_erased("rewritten matmul", lambda: matmul.name)
+        # CHECK: its held result: RuntimeError
+        expect_erased("its held result", lambda: held.type)
+        # CHECK: matmuls left: 0
+        log("matmuls left:", len(find(payload, "linalg.matmul")))
