@@ -15,7 +15,7 @@
 #                              (test/repo/check-patches.sh uses it)
 #   ./setup.sh --print-build-dir|--print-mlir-dir|--print-tree|--print-llvm-build
 #              |--print-pristine|--print-series-dir|--print-dev-tree|--print-cache
-#              |--print-series-hash
+#              |--print-series-hash|--print-llvm-targets
 #                             print one cache path
 #                              (the one owner of the cache layout) and exit
 #   ./setup.sh --core-tests-only  build only MLIRIR and the core unit test
@@ -79,6 +79,7 @@ for arg in "$@"; do
   --print-dev-tree) PRINT_ONLY=dev-tree ;;
   --print-cache) PRINT_ONLY=cache ;;
   --print-series-hash) PRINT_ONLY=series-hash ;;
+  --print-llvm-targets) PRINT_ONLY=llvm-targets ;;
   -h | --help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
   *) echo "setup.sh: error: unknown option '$arg' (try --help)" >&2; exit 2 ;;
   esac
@@ -257,6 +258,7 @@ if [[ -n $PRINT_ONLY ]]; then
   dev-tree) echo "$CACHE/dev/llvm-$LLVM_VERSION" ;;
   cache) echo "$CACHE" ;;
   series-hash) echo "$SERIES_HASH" ;;
+  llvm-targets) printf '%s\n' "${LLVM_TARGETS[@]}" ;;
   esac
   exit 0
 fi

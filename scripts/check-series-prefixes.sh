@@ -168,21 +168,17 @@ restore_full_series() {
 GTEST_FILE=mlir/unittests/IR/WeakOpRefTest.cpp
 CAPI_FILE=mlir/test/CAPI/opref.c
 # The LLVM targets setup.sh builds for this project, its Python package's
-# included (setup.sh's LLVM_TARGETS and `python_bindings && LLVM_TARGETS+=`
-# lists): what the package built for Python tests links and embeds.
-mapfile -t SETUP_TARGETS < <(awk '/^LLVM_TARGETS=\(/ { f = 1; next }
-    /^python_bindings && LLVM_TARGETS\+=\(/ { f = 1; next }
-    f && /^\)/ { f = 0 }
-    f { sub(/#.*/, ""); print }' "$ROOT/setup.sh" | tr -s ' \t' '\n' | grep -v '^$' || true)
-printf '%s\n' "${SETUP_TARGETS[@]}" | grep -qx MLIRCAPIDebug ||
-  die "could not read the LLVM targets (LLVM_TARGETS) from setup.sh; update this script's parser"
-
+# included: what the package built for Python tests links and embeds.
+mapfile -t SETUP_TARGETS < <("$ROOT/setup.sh" --print-llvm-targets)
 python_reason= # why Python tests cannot run here (empty: they can)
 if [[ -n ${SANITIZE:-} ]]; then
   python_reason="not in sanitized builds (SANITIZE=$SANITIZE)"
 elif [[ -f $LLVM_BUILD/CMakeCache.txt ]] && ! grep -qx 'MLIR_ENABLE_BINDINGS_PYTHON:BOOL=ON' "$LLVM_BUILD/CMakeCache.txt"; then
   python_reason="the LLVM build has no Python bindings"
 fi
+
+[[ -n $python_reason ]] || printf '%s\n' "${SETUP_TARGETS[@]}" | grep -qx MLIRCAPIDebug ||
+  die "setup.sh --print-llvm-targets did not list the Python package's targets"
 
 # added DIR FILE: the prefix whose touched files DIR holds has FILE, and it
 # added or changed it (an upstream test it does not change is not its test).
@@ -304,17 +300,12 @@ run_tests() {
       TEST_NOT_RUN+=("${PY_TESTS[@]}")
       TEST_NOTES+=("Python tests not run: no FileCheck in $LLVM_BUILD/bin")
     else
-      # The prefix's test files, alone, in a copy of mlir/test/python's
-      # layout: run_upstream.py runs what it knows of them (ir/*.py and its
-      # list) with upstream's known skips; the others run here, the same way.
-      rm -rf "$WORK/python-tests"
-      for t in "${PY_TESTS[@]}"; do
-        mkdir -p "$WORK/python-tests/mlir/test/python/$(dirname "$t")"
-        cp "$SRC/mlir/test/python/$t" "$WORK/python-tests/mlir/test/python/$t"
-      done
-      echo "+ run_upstream.py (PYTHONPATH=$WORK/python/build/python_packages/mlir_core)" >>"$log"
-      out=$(/usr/bin/python3 "$ROOT/test/python/run_upstream.py" "$WORK/python-tests/mlir" \
-        "$FILECHECK" "$WORK/python/build/python_packages/mlir_core" 2>&1) || true
+      # The prefix's test files, run by run_upstream.py in the tree (its
+      # skips with their reasons); a file it does not run (no RUN line)
+      # runs here, the same way.
+      echo "+ run_upstream.py --only ${PY_TESTS[*]} (PYTHONPATH=$WORK/python/build/python_packages/mlir_core)" >>"$log"
+      out=$(/usr/bin/python3 "$ROOT/test/python/run_upstream.py" "$SRC/mlir" \
+        "$FILECHECK" "$WORK/python/build/python_packages/mlir_core" --only "${PY_TESTS[@]}" 2>&1) || true
       echo "$out" >>"$log"
       for t in "${PY_TESTS[@]}"; do
         TEST_NAMES+=("$t")

@@ -83,16 +83,27 @@ def testTiledOpDies():
         live_use = list(result.uses)[0]
         ref = weakref.ref(matmul)
         ret = block.operations[1]
+        # The matmul's own region and block (its payload), and an iterator
+        # whose next op is the matmul.
+        body_region = matmul.regions[0]
+        body_block = body_region.blocks[0]
+        it = iter(block.operations)
         interpreter.apply_named_sequence(
             payload.operation, script.body.operations[0], script)
         # CHECK: matmul: RuntimeError: the operation has been erased
         expect_erased("matmul", lambda: matmul.name)
-        # CHECK: its result: RuntimeError
+        # CHECK: its result: RuntimeError: the value has been erased
         expect_erased("its result", lambda: result.type)
-        # CHECK: its operands: RuntimeError
+        # CHECK: its operands: RuntimeError: the operation has been erased
         expect_erased("its operands", lambda: operands[0])
-        # CHECK: its use of %a: RuntimeError
+        # CHECK: its use of %a: RuntimeError: the operation owning the operand has been erased
         expect_erased("its use of %a", lambda: dead_use.owner)
+        # CHECK: its region: RuntimeError: the operation has been erased
+        expect_erased("its region", lambda: list(body_region.blocks))
+        # CHECK: its block: RuntimeError: the block has been erased
+        expect_erased("its block", lambda: list(body_block.operations))
+        # CHECK: iterator at it: RuntimeError: the next operation of the iteration has been erased
+        expect_erased("iterator at it", lambda: next(it))
         # CHECK: ref alive: False
         log("ref alive:", ref.alive)
         # What lived: the function, its block, the return (now of the loop).
@@ -127,9 +138,9 @@ def testTransformHandlesPastTheScript():
         # Dropping the script destroys it: what was held of it raises.
         del script, sequence, entry
         gc.collect()
-        # CHECK: handle after the script: RuntimeError
+        # CHECK: handle after the script: RuntimeError: the value has been erased
         expect_erased("handle after the script", lambda: handle.type)
-        # CHECK: match after the script: RuntimeError
+        # CHECK: match after the script: RuntimeError: the operation has been erased
         expect_erased("match after the script", lambda: match.name)
 
 
@@ -167,12 +178,12 @@ def testApplyPatternsCanonicalization():
         interpreter.apply_named_sequence(
             payload.operation, script.body.operations[0], script)
         for name, op in (("constant", const), ("addi", add), ("muli", mul)):
-            # CHECK: constant: RuntimeError
-            # CHECK: addi: RuntimeError
-            # CHECK: muli: RuntimeError
+            # CHECK: constant: RuntimeError: the operation has been erased
+            # CHECK: addi: RuntimeError: the operation has been erased
+            # CHECK: muli: RuntimeError: the operation has been erased
             expect_erased(name, lambda: op.name)
         # The iterator's next op (the constant) is gone.
-        # CHECK: iterator: RuntimeError
+        # CHECK: iterator: RuntimeError: the next operation of the iteration has been erased
         expect_erased("iterator", lambda: next(it))
         # CHECK: return operand is the argument: True
         log("return operand is the argument:",
@@ -225,7 +236,7 @@ def testUnrollAndCSE():
         # CHECK: iv uses: 3, store: memref.store
         log(f"iv uses: {len(list(iv.uses))}, store: {store.name}")
         # CSE erased the duplicate constant and kept the first.
-        # CHECK: duplicate constant: RuntimeError
+        # CHECK: duplicate constant: RuntimeError: the operation has been erased
         expect_erased("duplicate constant", lambda: c0_dup.name)
         # CHECK: first constant: arith.constant
         log("first constant:", c0.name)
@@ -254,15 +265,15 @@ def testLoopErasedByCanonicalize():
         region = loop.regions[0]
         inner = body.operations[0]
         PassManager.parse("builtin.module(canonicalize)").run(module.operation)
-        # CHECK: loop: RuntimeError
+        # CHECK: loop: RuntimeError: the operation has been erased
         expect_erased("loop", lambda: loop.name)
-        # CHECK: induction variable: RuntimeError
+        # CHECK: induction variable: RuntimeError: the value has been erased
         expect_erased("induction variable", lambda: iv.type)
-        # CHECK: loop body: RuntimeError
+        # CHECK: loop body: RuntimeError: the block has been erased
         expect_erased("loop body", lambda: list(body.operations))
-        # CHECK: loop region: RuntimeError
+        # CHECK: loop region: RuntimeError: the operation has been erased
         expect_erased("loop region", lambda: list(region.blocks))
-        # CHECK: inner op: RuntimeError
+        # CHECK: inner op: RuntimeError: the operation has been erased
         expect_erased("inner op", lambda: inner.name)
         # CHECK: function body now: func.return
         log("function body now:", " ".join(

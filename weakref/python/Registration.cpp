@@ -19,19 +19,28 @@
 // bufferization, value bounds, ...), the Transform dialect extensions of
 // affine, bufferization, func, linalg, memref, scf and tensor and its debug,
 // loop and PDL extensions, and their passes. The Transform dialect links the
-// LLVM dialect, so it is registered too (with its inliner interface, and the
-// arith, func and scf lowerings the libraries above already link), but it
-// has no Python module: upstream's links LLVM IR translation, about 900 more
-// build steps; so does Vector's Transform extension, left out. The libraries
-// and Python modules: extended-dialects.txt.
+// LLVM dialect, so it is registered too, with its inliner interface and the
+// lowerings to it of the dialects above (but vector's) and a few conversion
+// passes; it has no Python module: upstream's links LLVM IR translation,
+// about 900 more build steps, and so do vector's lowering to LLVM and its
+// Transform extension, left out. The libraries and Python modules:
+// extended-dialects.txt.
 //
 //===----------------------------------------------------------------------===//
 
 #include "mlir-c/IR.h"
 #include "mlir/CAPI/IR.h"
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
+#include "mlir/Conversion/ComplexToLLVM/ComplexToLLVM.h"
+#include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
+#include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVM.h"
 #include "mlir/Conversion/FuncToLLVM/ConvertFuncToLLVMPass.h"
+#include "mlir/Conversion/IndexToLLVM/IndexToLLVM.h"
+#include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
+#include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/NVVMToLLVM/NVVMToLLVM.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/UBToLLVM/UBToLLVM.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Affine/IR/ValueBoundsOpInterfaceImpl.h"
 #include "mlir/Dialect/Affine/TransformOps/AffineTransformOps.h"
@@ -57,6 +66,7 @@
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/Linalg/TransformOps/DialectExtension.h"
 #include "mlir/Dialect/Linalg/Transforms/AllInterfaces.h"
+#include "mlir/Dialect/Linalg/Transforms/RuntimeOpVerification.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/IR/MemRefMemorySlot.h"
@@ -65,6 +75,7 @@
 #include "mlir/Dialect/MemRef/Transforms/AllocationOpInterfaceImpl.h"
 #include "mlir/Dialect/MemRef/Transforms/BufferViewFlowOpInterfaceImpl.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/RuntimeOpVerification.h"
 #include "mlir/Dialect/PDL/IR/PDL.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/IR/ValueBoundsOpInterfaceImpl.h"
@@ -95,6 +106,12 @@
 #if LLVM_VERSION_MAJOR >= 20
 #include "mlir/Dialect/LLVMIR/Transforms/InlinerInterfaceImpl.h"
 #endif
+#if LLVM_VERSION_MAJOR >= 23
+#include "mlir/Conversion/OpenMPToLLVM/ConvertOpenMPToLLVM.h"
+#include "mlir/Dialect/Arith/Transforms/ShardingInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/Transforms/RuntimeOpVerification.h"
+#include "mlir/Dialect/Vector/Transforms/IndexedAccessOpInterfaceImpl.h"
+#endif
 
 using namespace mlir;
 
@@ -111,6 +128,8 @@ mlirWeakRefRegisterDialects(MlirDialectRegistry cRegistry) {
                   tensor::TensorDialect, transform::TransformDialect,
                   ub::UBDialect, vector::VectorDialect>();
   // Interface models, as registerAllDialects registers them for this set.
+  // A model a dialect promises and nobody registers aborts the process when
+  // the interface is first asked for.
   affine::registerValueBoundsOpInterfaceExternalModels(registry);
   arith::registerBufferDeallocationOpInterfaceExternalModels(registry);
   arith::registerBufferizableOpInterfaceExternalModels(registry);
@@ -140,6 +159,29 @@ mlirWeakRefRegisterDialects(MlirDialectRegistry cRegistry) {
   vector::registerBufferizableOpInterfaceExternalModels(registry);
   vector::registerSubsetOpInterfaceExternalModels(registry);
   vector::registerValueBoundsOpInterfaceExternalModels(registry);
+  linalg::registerRuntimeVerifiableOpInterfaceExternalModels(registry);
+  memref::registerRuntimeVerifiableOpInterfaceExternalModels(registry);
+#if LLVM_VERSION_MAJOR >= 23
+  arith::registerShardingInterfaceExternalModels(registry);
+  tensor::registerRuntimeVerifiableOpInterfaceExternalModels(registry);
+  vector::registerIndexedAccessOpInterfaceExternalModels(registry);
+#endif
+  // Lowerings to the LLVM dialect the dialects promise (for
+  // `transform.apply_conversion_patterns.dialect_to_llvm` and
+  // convert-to-llvm), except vector's: its library links LLVM IR
+  // translation, about 800 more build steps.
+  arith::registerConvertArithToLLVMInterface(registry);
+  cf::registerConvertControlFlowToLLVMInterface(registry);
+  index::registerConvertIndexToLLVMInterface(registry);
+  registerConvertComplexToLLVMInterface(registry);
+  registerConvertFuncToLLVMInterface(registry);
+  registerConvertMathToLLVMInterface(registry);
+  registerConvertMemRefToLLVMInterface(registry);
+  registerConvertNVVMToLLVMInterface(registry);
+  ub::registerConvertUBToLLVMInterface(registry);
+#if LLVM_VERSION_MAJOR >= 23
+  registerConvertOpenMPToLLVMInterface(registry);
+#endif
   // Transform dialect extensions, as registerAllExtensions registers them.
   affine::registerTransformDialectExtension(registry);
   bufferization::registerTransformDialectExtension(registry);
