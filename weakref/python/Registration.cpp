@@ -24,12 +24,21 @@
 // passes; it has no Python module: upstream's links LLVM IR translation,
 // about 900 more build steps, and so do vector's lowering to LLVM and its
 // Transform extension, left out. The libraries and Python modules:
-// extended-dialects.txt.
+// extended-dialects.txt. MLIR_WEAKREF_PYTHON_CORE_DIALECTS_ONLY (the
+// CMake option) leaves out all but builtin, func, arith and cf.
 //
 //===----------------------------------------------------------------------===//
 
 #include "mlir-c/IR.h"
 #include "mlir/CAPI/IR.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
+#include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/Config/llvm-config.h"
+
+#ifndef MLIR_WEAKREF_PYTHON_CORE_DIALECTS_ONLY
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
 #include "mlir/Conversion/ComplexToLLVM/ComplexToLLVM.h"
 #include "mlir/Conversion/ControlFlowToLLVM/ControlFlowToLLVM.h"
@@ -44,7 +53,6 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Affine/IR/ValueBoundsOpInterfaceImpl.h"
 #include "mlir/Dialect/Affine/TransformOps/AffineTransformOps.h"
-#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/IR/ValueBoundsOpInterfaceImpl.h"
 #include "mlir/Dialect/Arith/Transforms/BufferDeallocationOpInterfaceImpl.h"
 #include "mlir/Dialect/Arith/Transforms/BufferViewFlowOpInterfaceImpl.h"
@@ -54,11 +62,8 @@
 #include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Complex/IR/Complex.h"
-#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/ControlFlow/Transforms/BufferDeallocationOpInterfaceImpl.h"
 #include "mlir/Dialect/ControlFlow/Transforms/BufferizableOpInterfaceImpl.h"
-#include "mlir/Dialect/Func/Extensions/InlinerExtension.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Func/TransformOps/FuncTransformOps.h"
 #include "mlir/Dialect/Index/IR/IndexDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -101,8 +106,6 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Vector/Transforms/SubsetOpInterfaceImpl.h"
-#include "mlir/Pass/PassRegistry.h"
-#include "llvm/Config/llvm-config.h"
 #if LLVM_VERSION_MAJOR >= 20
 #include "mlir/Dialect/LLVMIR/Transforms/InlinerInterfaceImpl.h"
 #endif
@@ -111,6 +114,7 @@
 #include "mlir/Dialect/Arith/Transforms/ShardingInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/Transforms/RuntimeOpVerification.h"
 #include "mlir/Dialect/Vector/Transforms/IndexedAccessOpInterfaceImpl.h"
+#endif
 #endif
 
 using namespace mlir;
@@ -121,6 +125,7 @@ mlirWeakRefRegisterDialects(MlirDialectRegistry cRegistry) {
   registry
       .insert<arith::ArithDialect, cf::ControlFlowDialect, func::FuncDialect>();
   func::registerInlinerExtension(registry);
+#ifndef MLIR_WEAKREF_PYTHON_CORE_DIALECTS_ONLY
   registry.insert<affine::AffineDialect, bufferization::BufferizationDialect,
                   complex::ComplexDialect, index::IndexDialect,
                   LLVM::LLVMDialect, linalg::LinalgDialect, math::MathDialect,
@@ -193,9 +198,11 @@ mlirWeakRefRegisterDialects(MlirDialectRegistry cRegistry) {
   transform::registerDebugExtension(registry);
   transform::registerLoopExtension(registry);
   transform::registerPDLExtension(registry);
+#endif
 }
 
 extern "C" MLIR_CAPI_EXPORTED void mlirWeakRefRegisterDialectPasses() {
+#ifndef MLIR_WEAKREF_PYTHON_CORE_DIALECTS_ONLY
   bufferization::registerBufferizationPasses();
   // Conversion/Passes.h registers every conversion at once; these three,
   // whose libraries the set links anyway, are registered one by one.
@@ -211,4 +218,5 @@ extern "C" MLIR_CAPI_EXPORTED void mlirWeakRefRegisterDialectPasses() {
   registerSCFPasses();
   tensor::registerTensorPasses();
   transform::registerTransformPasses();
+#endif
 }
