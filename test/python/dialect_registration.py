@@ -5,7 +5,7 @@ promises and nobody registers aborts the process the first time it is asked
 for. Each test asks for one (the lowerings to LLVM, runtime verification,
 indexed access) through a Transform script or a pass a user would run."""
 
-import gc
+import os
 import sys
 
 from mlir.dialects import transform  # noqa: F401
@@ -13,17 +13,8 @@ from mlir.dialects.transform import interpreter
 from mlir.ir import Context, Location, Module
 from mlir.passmanager import PassManager
 
-
-def log(*args):
-    print(*args, file=sys.stderr)
-    sys.stderr.flush()
-
-
-def run(f):
-    log("\nTEST:", f.__name__)
-    f()
-    gc.collect()
-    return f
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from flow_helpers import log, run  # noqa: E402
 
 
 TO_LLVM = """
@@ -49,6 +40,7 @@ def testLoweringsToLLVM():
     with Context(), Location.unknown():
         for dialect in ("arith", "cf", "complex", "func", "index", "math",
                         "memref", "ub", "nvvm"):
+
             Module.parse(TO_LLVM.format(dialect=dialect))
             # CHECK: arith: verified
             # CHECK: nvvm: verified

@@ -3,46 +3,15 @@
 """A Python rewrite pattern that replaces a linalg op: wrappers of the op and
 its results raise afterwards."""
 
-import gc
+import os
 import sys
 
 from mlir.dialects import func, linalg, tensor  # noqa: F401 (OpView classes)
-from mlir.ir import Context, Location, Module, WalkResult
+from mlir.ir import Context, Location, Module
 from mlir.rewrite import RewritePatternSet, apply_patterns_and_fold_greedily
 
-
-def log(*args):
-    print(*args, file=sys.stderr)
-    sys.stderr.flush()
-
-
-def run(f):
-    log("\nTEST:", f.__name__)
-    f()
-    gc.collect()
-    assert Context._get_live_count() == 0, Context._get_live_count()
-    return f
-
-
-def expect_erased(what, access):
-    try:
-        access()
-    except (RuntimeError, IndexError, ValueError) as e:
-        log(f"{what}: {type(e).__name__}: {e}")
-        return
-    raise AssertionError(f"{what} is usable after its IR was destroyed")
-
-
-def find(root, name):
-    found = []
-
-    def visit(op):
-        if op.name == name:
-            found.append(op.operation)
-        return WalkResult.ADVANCE
-
-    root.operation.walk(visit)
-    return found
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from flow_helpers import log, run, expect_erased, find  # noqa: E402
 
 
 MATMUL = """

@@ -5,48 +5,18 @@ and canonicalize of loops: each raises for what C++ destroyed and keeps
 working for what lived (a Python pattern on linalg: linalg_python_pattern.py)."""
 
 import gc
+import os
 import sys
 
 from mlir import weakref
 # The dialects' modules make wrappers their OpView classes, as users hold them.
 from mlir.dialects import arith, func, linalg, memref, scf, tensor  # noqa: F401
 from mlir.dialects.transform import interpreter
-from mlir.ir import Context, Location, Module, WalkResult
+from mlir.ir import Context, Location, Module
 from mlir.passmanager import PassManager
 
-
-def log(*args):
-    print(*args, file=sys.stderr)
-    sys.stderr.flush()
-
-
-def run(f):
-    log("\nTEST:", f.__name__)
-    f()
-    gc.collect()
-    assert Context._get_live_count() == 0, Context._get_live_count()
-    return f
-
-
-def expect_erased(what, access):
-    try:
-        access()
-    except (RuntimeError, IndexError, ValueError) as e:
-        log(f"{what}: {type(e).__name__}: {e}")
-        return
-    raise AssertionError(f"{what} is usable after its IR was destroyed")
-
-
-def find(root, name):
-    found = []
-
-    def visit(op):
-        if op.name == name:
-            found.append(op.operation)
-        return WalkResult.ADVANCE
-
-    root.operation.walk(visit)
-    return found
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from flow_helpers import log, run, expect_erased, find  # noqa: E402
 
 
 MATMUL = """
