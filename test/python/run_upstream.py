@@ -96,10 +96,11 @@ SKIPPED_FUNCTIONS = {
 
 def module_path(root, module):
     """Where `module` (dotted, starting with mlir) lives under `root`, if
-    anywhere: a .py file, a package, or a native extension (.so)."""
+    anywhere: a .py file, a package (a directory: namespace packages count),
+    or a native extension (.so)."""
     parts = module.split(".")
     base = Path(root).joinpath(*parts)
-    if base.with_suffix(".py").exists() or (base / "__init__.py").exists():
+    if base.with_suffix(".py").exists() or base.is_dir():  # a package, or a namespace package
         return base
     # A native extension, or a name inside one (`_mlir.ir`).
     for n in range(len(parts), 1, -1):
