@@ -17,6 +17,7 @@ reported, not counted as a regression; the series' own files must pass.
 """
 import argparse
 import ast
+import importlib.util
 import os
 import re
 import subprocess
@@ -143,18 +144,23 @@ def imported_modules(source, package=None):
     return modules
 
 
-def missing_modules(source, root, seen=None, package=None):
+def missing_modules(source, root, seen=None, package=None, third_party=False):
     """Modules upstream has that the package at `root` lacks, imported by
     `source` or by the package's modules it imports (the parent package of
     a missing module stands for it). Module names in string literals count
-    (tests that import_module("mlir....")."""
+    (tests that import_module("mlir...."). With third_party: instead, the
+    modules outside mlir that this interpreter cannot import, imported by
+    `source` or by the package's modules it imports (numpy, for a Python
+    built from source)."""
     seen = set() if seen is None else seen
     modules = imported_modules(source, package)
     modules.update(re.findall(r"[\"'](mlir(?:\.\w+)+)[\"']", source))
-    missing = set()
+    missing = set(third_party_missing(source)) if third_party else set()
     for module in sorted(modules):
         path = module_path(root, module)
         if upstream_has(module) and path is None:
+            if third_party:
+                continue
             if not any(module.startswith(m + ".") for m in missing):
                 missing.add(module)
         elif path is not None and module not in seen:
@@ -162,8 +168,41 @@ def missing_modules(source, root, seen=None, package=None):
             for file, pkg in ((path.with_suffix(".py"), module.rpartition(".")[0]),
                               (path / "__init__.py", module)):
                 if file.exists():
-                    missing.update(missing_modules(file.read_text(), root, seen, pkg))
+                    missing.update(missing_modules(file.read_text(), root, seen, pkg,
+                                                   third_party))
     return sorted(missing)
+
+
+def third_party_missing(source):
+    """Top-level modules outside mlir the file imports, outside a `try` that
+    catches the ImportError, that this interpreter cannot import (numpy, for
+    a Python built from source)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return []
+    names = set()
+
+    def visit(node, guarded):
+        if isinstance(node, ast.Try):
+            caught = {getattr(h.type, "id", None) for h in node.handlers}
+            inner = guarded or bool(caught & {"ImportError", "ModuleNotFoundError",
+                                              "Exception", None})
+            for child in node.body:
+                visit(child, inner)
+            for child in node.handlers + node.orelse + node.finalbody:
+                visit(child, guarded)
+            return
+        if not guarded and isinstance(node, ast.Import):
+            names.update(a.name.split(".")[0] for a in node.names)
+        elif (not guarded and isinstance(node, ast.ImportFrom) and not node.level
+              and node.module):
+            names.add(node.module.split(".")[0])
+        for child in ast.iter_child_nodes(node):
+            visit(child, guarded)
+
+    visit(tree, False)
+    return sorted(n for n in names - {"mlir"} if importlib.util.find_spec(n) is None)
 
 
 def without_functions(text, names):
@@ -244,6 +283,10 @@ def plan(test):
         missing = missing_modules(text, args.package_root)
         if missing:
             reason = f"needs {', '.join(missing)}, not built here"
+        else:
+            absent = missing_modules(text, args.package_root, third_party=True)
+            if absent:
+                reason = f"needs {', '.join(absent)}, not installed for {sys.executable}"
     return reason, run and run.group(1), cut, imports
 
 
