@@ -244,12 +244,9 @@ def run_test(test, text, run, root):
     return result.returncode, result.stdout + result.stderr
 
 
-tests = sorted(str(p.relative_to(tests_dir)) for p in tests_dir.rglob("*.py")
-               if re.search(r"^# RUN: ", p.read_text(), re.M))
-if args.only:
-    tests = [t for t in tests if t in args.only]
 def plan(test):
-    """(reason to skip or None, RUN line, functions to cut, imports to rewrite)."""
+    """(reason to skip or None, RUN line, functions cut with their reasons,
+    the file's text as it runs: None to run it in place, unedited)."""
     source = (tests_dir / test).read_text()
     reason = SKIPPED_FILES.get(test)
     if not reason:
@@ -272,22 +269,24 @@ def plan(test):
         kept = [n for n in names if module_path(args.package_root, f"mlir.dialects.{n}")]
         if kept != names:
             imports[line] = f"from mlir.dialects import {', '.join(kept)}\n"
-    if not reason:
-        # What the file imports once its cut functions are gone, and the
-        # modules its RUN lines run (`python -m module`).
+    text = None
+    if cut or imports:
         text = without_functions(source, cut)
         for old, new in imports.items():
             text = text.replace(old, new)
-        text += "".join(f"\nimport {m}" for m in re.findall(
-            r"^# RUN: .*-m (mlir[\w.]*)", source, re.M))
-        missing = missing_modules(text, args.package_root)
+    if not reason:
+        # What the file imports once its cut functions are gone, and the
+        # modules its RUN lines run (`python -m module`).
+        imported = (source if text is None else text) + "".join(
+            f"\nimport {m}" for m in re.findall(r"^# RUN: .*-m (mlir[\w.]*)", source, re.M))
+        missing = missing_modules(imported, args.package_root)
         if missing:
             reason = f"needs {', '.join(missing)}, not built here"
         else:
-            absent = missing_modules(text, args.package_root, third_party=True)
+            absent = missing_modules(imported, args.package_root, third_party=True)
             if absent:
                 reason = f"needs {', '.join(absent)}, not installed for {sys.executable}"
-    return reason, run and run.group(1), cut, imports
+    return reason, run and run.group(1), cut, text
 
 
 def without_unrunnable_modules(source):
@@ -305,7 +304,7 @@ def without_unrunnable_modules(source):
                 name = entry.elts[0].value
                 file = f"{name}.py"
                 reason, _, cut, _ = (plan(file) if (tests_dir / file).exists()
-                                     else ("no such file", None, {}, {}))
+                                     else ("no such file", None, {}, None))
                 if reason or cut:
                     dropped += 1
                     for i in range(entry.lineno - 1, entry.end_lineno):
@@ -316,19 +315,18 @@ def without_unrunnable_modules(source):
     return text, dropped
 
 
+tests = sorted(str(p.relative_to(tests_dir)) for p in tests_dir.rglob("*.py")
+               if re.search(r"^# RUN: ", p.read_text(), re.M))
+if args.only:
+    tests = [t for t in tests if t in args.only]
 counts = {"passed": 0, "failed": 0, "skipped": 0, "failing unpatched too": 0}
 own_tests = series_tests() if args.baseline else set()
 for test in tests:
-    reason, run, cut, imports = plan(test)
+    reason, run, cut, text = plan(test)
     if reason:
         print(f"SKIP  {test}: {reason}")
         counts["skipped"] += 1
         continue
-    text = None
-    if cut or imports:
-        text = without_functions((tests_dir / test).read_text(), cut)
-        for old, new in imports.items():
-            text = text.replace(old, new)
     if test == "multithreaded_tests.py":
         text, dropped = without_unrunnable_modules((tests_dir / test).read_text())
         cut = {f"{dropped} of its TEST_MODULES": "files skipped or cut here"}
@@ -336,11 +334,10 @@ for test in tests:
     note = "".join(f" (without {f}: {r})" for f, r in cut.items())
     baseline = None
     if args.baseline:
-        lacking = missing_modules(text if text is not None else (tests_dir / test).read_text(),
-                                  args.baseline)
         if test in own_tests:
             note += "; the series adds or changes it: not run unpatched"
-        elif lacking:
+        elif lacking := missing_modules(
+                (tests_dir / test).read_text() if text is None else text, args.baseline):
             note += f"; unpatched: not run (the package lacks {', '.join(lacking)})"
         else:
             baseline, _ = run_test(test, text, run, args.baseline)
