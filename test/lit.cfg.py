@@ -22,7 +22,7 @@ config.excludes = [
     "fuzz",
     "free-threaded",
     "run_upstream.py",
-    "flow_helpers.py",
+    "helpers.py",
 ]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.weakref_obj_root, "test")

@@ -14,7 +14,7 @@ from mlir.ir import Context, Location, Module
 from mlir.passmanager import PassManager
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from flow_helpers import log, run  # noqa: E402
+from helpers import log, run  # noqa: E402
 
 
 TO_LLVM = """

@@ -11,7 +11,7 @@ from mlir.ir import Context, Location, Module
 from mlir.rewrite import RewritePatternSet, apply_patterns_and_fold_greedily
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from flow_helpers import log, run, expect_erased, find  # noqa: E402
+from helpers import log, run, expect_erased, find  # noqa: E402
 
 
 MATMUL = """

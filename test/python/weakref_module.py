@@ -11,6 +11,9 @@ from mlir.ir import Context, Location, Module, Operation, InsertionPoint
 from mlir.passmanager import PassManager
 from mlir import weakref as wr
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from helpers import log, run  # noqa: E402
+
 SOURCE = """
 func.func @f(%a: i32) -> i32 {
   %c = arith.constant 0 : i32
@@ -19,19 +22,6 @@ func.func @f(%a: i32) -> i32 {
   return %r : i32
 }
 """
-
-
-def log(*args):
-    print(*args, file=sys.stderr)
-    sys.stderr.flush()
-
-
-def run(f):
-    log("\nTEST:", f.__name__)
-    f()
-    gc.collect()
-    assert Context._get_live_count() == 0, Context._get_live_count()
-    return f
 
 
 def address(op):

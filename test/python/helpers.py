@@ -1,7 +1,6 @@
-"""What the Transform-flow and dialect tests (transform_flows.py,
-linalg_python_pattern.py, dialect_registration.py) share: a test runner that
-checks no Context outlives its test, the check that an access raises, and a
-walk that finds ops by name. Not a test itself (lit excludes it)."""
+"""What this directory's Python tests share: a test runner that checks no
+Context outlives its test, the check that an access raises, and a walk that
+finds ops by name. Not a test itself (lit excludes it)."""
 
 import gc
 import sys
