@@ -11,8 +11,8 @@ patch replaces a map lookup by a weak reference), 23.1.1's keep none (every
 weak reference a wrapper takes is pure added cost).
 
 Times are noisy here (several percent between runs), so with --instructions
-the wrapper workloads are also counted by callgrind at 20k ops, patched over
-baseline (see COUNTED).
+the wrapper workloads are also counted by callgrind at 20k ops, and the
+SymbolTable ones at 1k and 10k symbols, patched over baseline (see COUNTED).
 """
 import json
 import os
@@ -55,7 +55,7 @@ with Context() as ctx, Location.unknown():
     if kind.startswith("symtab"):
         # A SymbolTable made once, then N lookups of absent names (miss), or
         # N inserts of detached symbols into an empty module (insert).
-        if kind == "symtab_miss":
+        if kind.startswith("symtab_miss"):
             module = Module.parse("".join(
                 f"func.func private @s{i}()\n" for i in range(N)))
             names = [f"x{i}" for i in range(N)]
@@ -66,9 +66,12 @@ with Context() as ctx, Location.unknown():
                 "function_type": TypeAttr.get(FunctionType.get([], [])),
                 "sym_visibility": StringAttr.get("private")}) for i in range(N)]
         gc.collect()
+        if kind.endswith("_setup"):
+            # What the instruction rows subtract: all but the table's work.
+            os._exit(0)
         t0 = time.perf_counter()
         table = SymbolTable(module.operation)
-        if kind == "symtab_miss":
+        if kind.startswith("symtab_miss"):
             for name in names:
                 name in table
         else:
@@ -178,6 +181,19 @@ COUNTED = [
      "erase_none", "mlirOperationDestroy", "Python: erase(), no child held"),
 ]
 
+# Scaling workloads counted the same way, at each size: (label, kind, what is
+# subtracted, target, sizes). 100k symbols would take minutes under callgrind.
+COUNTED_SCALING = [
+    ("instructions: SymbolTable made + N lookups of absent names, N symbols "
+     "(process minus the same process stopping before the table is made)",
+     "symtab_miss", "symtab_miss_setup", "Python: SymbolTable lookup misses",
+     (1_000, 10_000)),
+    ("instructions: SymbolTable of an empty module + N inserts "
+     "(process minus the same process stopping before the table is made)",
+     "symtab_insert", "symtab_insert_setup", "Python: SymbolTable inserts",
+     (1_000, 10_000)),
+]
+
 
 def side_by_side(label, kind, target, patched, baseline, reps, n=None):
     """Runs `kind` (at size `n`) `reps` times in each package, alternating so
@@ -226,6 +242,15 @@ def main():
             results.append(dict(metric=label, baseline_instr=delta[baseline],
                                 patched_instr=delta[patched],
                                 ratio=delta[patched] / delta[baseline], target=target))
+        for label, kind, counted, target, sizes in COUNTED_SCALING:
+            for n in sizes:
+                delta = {pkg: instructions(pkg, kind, n) - instructions(pkg, counted, n)
+                         for pkg in (baseline, patched)}
+                results.append(dict(metric=f"{label}, N={n:,}",
+                                    baseline_instr=delta[baseline],
+                                    patched_instr=delta[patched],
+                                    ratio=delta[patched] / delta[baseline],
+                                    target=target))
     mb, mp = run(baseline, "memory"), run(patched, "memory")
     results.append(dict(metric="bytes per held Operation wrapper (RSS)",
                         baseline=mb, patched=mp))
