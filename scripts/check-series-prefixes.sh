@@ -11,6 +11,9 @@
 #               changes nothing
 #   --restore   only put the full series back into the build tree after an
 #               interrupted run (the next run does it too)
+#   --from K    start at prefix K (the ones before were checked by an
+#               earlier run of the same patches 1..K-1); the last step is
+#               still the full series
 #
 # It works IN the patched build tree of ./setup.sh (`--print-tree`), reusing
 # its LLVM build: for k = 1..N it re-makes the files the series touches from
@@ -49,10 +52,18 @@ export LLVM_VERSION=${LLVM_VERSION:-23.1.1}
 JOBS=${JOBS:-$(nproc)}
 DRY_RUN=0
 RESTORE_ONLY=0
-for arg in "$@"; do
+FROM=1
+args=("$@")
+for ((i = 0; i < ${#args[@]}; i++)); do
+  arg=${args[i]}
   case $arg in
   --dry-run) DRY_RUN=1 ;;
   --restore) RESTORE_ONLY=1 ;;
+  --from)
+    FROM=${args[i + 1]:-}
+    [[ $FROM =~ ^[1-9][0-9]*$ ]] ||
+      { echo "check-series-prefixes: error: --from needs a prefix number (1 or more), got '$FROM'" >&2; exit 2; }
+    i=$((i + 1)) ;;
   -h | --help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
   *) echo "check-series-prefixes: error: unknown option '$arg' (try --help)" >&2; exit 2 ;;
   esac
@@ -81,6 +92,7 @@ FILECHECK=$LLVM_BUILD/bin/FileCheck
 mapfile -t PATCH_NAMES < <(grep -v -e '^\s*#' -e '^\s*$' "$SERIES_DIR/series" || true)
 N=${#PATCH_NAMES[@]}
 ((N)) || die "$SERIES_DIR/series names no patch"
+((FROM <= N)) || die "--from $FROM: the series has $N patches"
 PATCHES=()
 for p in "${PATCH_NAMES[@]}"; do
   [[ -f $SERIES_DIR/$p ]] || die "series names '$p' but $SERIES_DIR/$p does not exist"
@@ -392,7 +404,7 @@ if ((DRY_RUN)); then
   [[ -x $FILECHECK ]] || say "no $FILECHECK (yet): opref.c would be checked by exit status only, Python tests not run"
   prev=$SRC
   any_targets=()
-  for ((k = 1; k <= N; k++)); do
+  for ((k = FROM; k <= N; k++)); do
     remake "$TMP/step-$k" "$k"
     mapfile -t changed < <(differing_files "$prev" "$TMP/step-$k")
     plan "$TMP/step-$k"
@@ -520,7 +532,8 @@ say "LLVM $LLVM_VERSION: $N prefixes in $TREE (logs: $WORK/logs/)"
 any_targets=()
 all_ok=1
 last_build_ok=0
-for ((k = 1; k <= N; k++)); do
+((FROM > 1)) && say "starting at prefix $FROM (--from)"
+for ((k = FROM; k <= N; k++)); do
   subj=$(subject "${PATCHES[k - 1]}")
   log=$WORK/logs/prefix-$k.log
   : >"$log"
