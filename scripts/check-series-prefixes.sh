@@ -593,7 +593,11 @@ else
   say "the full series' build failed: the re-made files keep their new mtimes (objects built for a prefix must be rebuilt)"
 fi
 if ((all_ok)); then
-  say "OK: all $N prefixes build and pass their tests"
+  if ((FROM > 1)); then
+    say "OK: prefixes $FROM to $N build and pass their tests"
+  else
+    say "OK: all $N prefixes build and pass their tests"
+  fi
 else
   say "FAIL: see the prefixes above"
   exit 1
