@@ -231,26 +231,23 @@ def main():
             results.append(side_by_side(f"{label}, N={n:,}", kind, target,
                                         patched, baseline, reps, n))
     if "--instructions" in sys.argv:
-        n = 20_000
-        for label, kind, counted, target in COUNTED:
+        def counted_row(label, kind, counted, target, n):
+            """Instructions of `kind` minus those of the `counted` run, or,
+            for a list of C API functions, only inside them."""
             if counted.startswith("mlir"):
                 delta = {pkg: instructions(pkg, kind, n, toggle=counted)
                          for pkg in (baseline, patched)}
             else:
                 delta = {pkg: instructions(pkg, kind, n) - instructions(pkg, counted, n)
                          for pkg in (baseline, patched)}
-            results.append(dict(metric=label, baseline_instr=delta[baseline],
-                                patched_instr=delta[patched],
-                                ratio=delta[patched] / delta[baseline], target=target))
+            return dict(metric=label, baseline_instr=delta[baseline],
+                        patched_instr=delta[patched],
+                        ratio=delta[patched] / delta[baseline], target=target)
+        for label, kind, counted, target in COUNTED:
+            results.append(counted_row(label, kind, counted, target, 20_000))
         for label, kind, counted, target, sizes in COUNTED_SCALING:
             for n in sizes:
-                delta = {pkg: instructions(pkg, kind, n) - instructions(pkg, counted, n)
-                         for pkg in (baseline, patched)}
-                results.append(dict(metric=f"{label}, N={n:,}",
-                                    baseline_instr=delta[baseline],
-                                    patched_instr=delta[patched],
-                                    ratio=delta[patched] / delta[baseline],
-                                    target=target))
+                results.append(counted_row(f"{label}, N={n:,}", kind, counted, target, n))
     mb, mp = run(baseline, "memory"), run(patched, "memory")
     results.append(dict(metric="bytes per held Operation wrapper (RSS)",
                         baseline=mb, patched=mp))
