@@ -16,6 +16,8 @@ one `weakref.ErasureProvenance` (owners instrument their pass managers, their
 dead wrappers' errors ask it what erased the op; once the owners are done,
 the collector closes it while other threads still ask it: opening or closing
 it sets the context's destruction hook, which must not race with ops dying).
+Before that, threads look names up in one shared `SymbolTable` at the same
+time (the table takes its weak references at the first hit, under its lock).
 
 Every access either works or raises; checked against a ground truth:
 - a reference that reads dead never reads alive again (collector and owner);
@@ -24,7 +26,9 @@ Every access either works or raises; checked against a ground truth:
   address); one whose reference is dead raises RuntimeError;
 - an op the owner erased, or whose module it dropped, reads dead at once;
 - a scoped reference reads its op (same name), None, or raises
-  ReferenceError once the scope was reset.
+  ReferenceError once the scope was reset;
+- a shared SymbolTable finds every live function by its name and raises
+  KeyError for names never defined or erased.
 
   PYTHON_GIL=0 python3.13t threads.py [--seeds N] [--steps M] [--threads T]
 """
@@ -37,7 +41,7 @@ import threading
 import time
 
 from mlir import weakref
-from mlir.ir import Context, Location, Module
+from mlir.ir import Context, Location, Module, StringAttr, SymbolTable
 from mlir.passmanager import PassManager
 
 PIPELINE = "builtin.module(func.func(canonicalize))"
@@ -341,6 +345,60 @@ def hammer(ctx, seed, stats):
         stats.add(hammered=1)
 
 
+def shared_symbol_table(ctx, seed, stats):
+    """Threads looking symbols up in one SymbolTable at the same time (reads
+    of IR nobody mutates, which MLIR allows): the first hit takes the table's
+    weak references while the other threads hit, miss and test names. Then
+    this thread erases some functions behind the table's back and the threads
+    look up again: an erased name is a KeyError (the first thread to find its
+    reference dead rebuilds the references), every other name its function."""
+    rng = random.Random(seed)
+    nfuncs = 64
+    errors = []
+    with ctx, Location.unknown():
+        module = Module.parse(make_source(rng, nfuncs, 2))
+        table = SymbolTable(module.operation)
+        erased = set()
+
+        def look(tseed, start):
+            r = random.Random(tseed)
+            start.wait()
+            for _ in range(300):
+                i = r.randrange(nfuncs + nfuncs // 4)
+                name = f"f{i}"
+                alive = i < nfuncs and i not in erased
+                if (name in table) != alive:
+                    errors.append(f"'{name}' in table is {not alive}, alive {alive}")
+                try:
+                    op = table[name]
+                except KeyError:
+                    stats.add(symbol_misses=1)
+                    if alive:
+                        errors.append(f"table['{name}'] raised KeyError; the function is alive")
+                    continue
+                stats.add(symbol_hits=1)
+                found = StringAttr(op.attributes["sym_name"]).value
+                if not alive or found != name:
+                    errors.append(f"table['{name}'] found @{found} (alive {alive})")
+
+        for round in range(2):
+            if round:
+                for op in list(module.body.operations):
+                    i = int(StringAttr(op.attributes["sym_name"]).value[1:])
+                    if rng.random() < 0.25:
+                        erased.add(i)
+                        op.erase()
+            start = threading.Barrier(3)
+            threads = [threading.Thread(target=look, args=(seed * 10 + round * 3 + t, start))
+                       for t in range(3)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+        stats.add(symbol_tables=1)
+    return errors
+
+
 def run_seed(seed, steps, nthreads, stats):
     ctx = Context()
     ctx.enable_multithreading(True)
@@ -352,9 +410,9 @@ def run_seed(seed, steps, nthreads, stats):
         PassManager.parse(PIPELINE).run(warm.operation)
         del warm
     hammer(ctx, seed, stats)
+    errors = shared_symbol_table(ctx, seed, stats)
     shared = (queue.Queue(maxsize=256), weakref.RefScope(),
               weakref.ErasureProvenance(ctx))
-    errors = []
     done = threading.Event()
     col = threading.Thread(target=collector, args=(shared, stats, errors, done))
     col.start()
