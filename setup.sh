@@ -151,10 +151,10 @@ python_bindings() { [[ -z $SANITIZE || $SANITIZE == address || $SANITIZE == thre
 # The compiler, for the LLVM tree and this project alike. Clang 19 (bookworm's
 # clang-19) compiles this tree in about 0.7x GCC 12's CPU time, and LLVM 23
 # precompiles its Support headers with Clang >= 18: that is what keeps a cold
-# set-up within its budget. Sanitized builds keep GCC 12: their Python tests
-# preload GCC's runtime (libasan) into Debian's python3.
-if [[ -z $SANITIZE ]]; then CC=clang-19 CXX=clang++-19; else CC=gcc CXX=g++; fi
-COMPILER_OPTS=(-DCMAKE_C_COMPILER=/usr/bin/$CC -DCMAKE_CXX_COMPILER=/usr/bin/$CXX)
+# set-up within its budget. Sanitized builds keep the system compiler (GCC 12):
+# their Python tests preload GCC's runtime (libasan) into Debian's python3.
+COMPILER_OPTS=()
+[[ -n $SANITIZE ]] || COMPILER_OPTS=(-DCMAKE_C_COMPILER=/usr/bin/clang-19 -DCMAKE_CXX_COMPILER=/usr/bin/clang++-19)
 LLVM_OPTS=(
   -G Ninja
   "${COMPILER_OPTS[@]}"
