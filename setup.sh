@@ -148,16 +148,8 @@ esac
 # instrumented free-threaded interpreter: test/free-threaded/run.sh --tsan);
 # UBSan builds leave it out.
 python_bindings() { [[ -z $SANITIZE || $SANITIZE == address || $SANITIZE == thread ]]; }
-# The compiler, for the LLVM tree and this project alike. Clang 19 (bookworm's
-# clang-19) compiles this tree in about 0.7x GCC 12's CPU time, and LLVM 23
-# precompiles its Support headers with Clang >= 18: that is what keeps a cold
-# set-up within its budget. Sanitized builds keep the system compiler (GCC 12):
-# their Python tests preload GCC's runtime (libasan) into Debian's python3.
-COMPILER_OPTS=()
-[[ -n $SANITIZE ]] || COMPILER_OPTS=(-DCMAKE_C_COMPILER=/usr/bin/clang-19 -DCMAKE_CXX_COMPILER=/usr/bin/clang++-19)
 LLVM_OPTS=(
   -G Ninja
-  "${COMPILER_OPTS[@]}"
   -DCMAKE_BUILD_TYPE=Release
   -DLLVM_ENABLE_PROJECTS=mlir
   -DLLVM_TARGETS_TO_BUILD=host
@@ -274,7 +266,7 @@ fi
 # -------------------------------------------------------------- packages ----
 PKGS=(build-essential cmake ninja-build ccache git python3 python3-dev python3-numpy
   python3-venv python3-pip python3-yaml
-  libgtest-dev libbenchmark-dev clang-19 clang-format valgrind xz-utils dpkg-dev rustc cargo
+  libgtest-dev libbenchmark-dev clang-format valgrind xz-utils dpkg-dev rustc cargo
   "${RELEASE_PKGS[@]}")
 installed() { # package[=version]
   local want=${1#*=} got
@@ -462,7 +454,7 @@ if [[ ! -f $PROJECT_BUILD/build.ninja ]] || ! grep -q "^MLIR_DIR:[A-Z]*=$MLIR_DI
   rm -rf "$PROJECT_BUILD"
   cmake -S "$ROOT" -B "$PROJECT_BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DMLIR_DIR="$MLIR_DIR" -DLLVM_DIR="$LLVM_BUILD/lib/cmake/llvm" \
-    -DPython3_EXECUTABLE=/usr/bin/python3 "${PYTHON_OPTS[@]}" "${COMPILER_OPTS[@]}" \
+    -DPython3_EXECUTABLE=/usr/bin/python3 "${PYTHON_OPTS[@]}" \
     -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache \
     "${SAN_FLAGS[@]}" >"$PROJECT_BUILD.configure.log" 2>&1 ||
     { tail -30 "$PROJECT_BUILD.configure.log" >&2; die "project configure failed; log: $PROJECT_BUILD.configure.log"; }

@@ -264,26 +264,21 @@ add_subdirectory(\"$ROOT/weakref/python\" weakref-python)"
 # scratch_build NAME CMAKE-TEXT TARGET LOG: configure (once; ninja re-runs
 # cmake when needed) and build the scratch project $WORK/NAME.
 scratch_build() {
-  local name=$1 text=$2 target=$3 log=$4 opts=() v
+  local name=$1 text=$2 target=$3 log=$4 san=() v
   write_if_changed "$WORK/$name/src/CMakeLists.txt" "$text"
   if [[ ! -f $WORK/$name/build/build.ninja ]]; then
-    # The LLVM build's compilers and sanitizer flags, as setup.sh gives them
-    # to the project.
-    for v in CMAKE_C_COMPILER CMAKE_CXX_COMPILER; do
-      v="$v=$(sed -n "s/^$v:[A-Z]*=//p" "$LLVM_BUILD/CMakeCache.txt" 2>/dev/null)"
-      [[ $v == *=?* ]] && opts+=("-D$v")
-    done
+    # The LLVM build's sanitizer flags, as setup.sh gives them to the project.
     v=$(sed -n 's/^LLVM_USE_SANITIZER:[A-Z]*=//p' "$LLVM_BUILD/CMakeCache.txt" 2>/dev/null)
-    [[ -n $v ]] && opts+=("-DLLVM_USE_SANITIZER=$v")
+    [[ -n $v ]] && san+=("-DLLVM_USE_SANITIZER=$v")
     v=$(sed -n 's/^CMAKE_CXX_FLAGS:[A-Z]*=//p' "$LLVM_BUILD/CMakeCache.txt" 2>/dev/null)
-    [[ -n $v ]] && opts+=("-DCMAKE_CXX_FLAGS=$v" "-DCMAKE_C_FLAGS=$v")
+    [[ -n $v ]] && san+=("-DCMAKE_CXX_FLAGS=$v" "-DCMAKE_C_FLAGS=$v")
     echo "+ cmake (configure $name)" >>"$log"
     CCACHE_DIR=$CACHE/ccache cmake -S "$WORK/$name/src" -B "$WORK/$name/build" -G Ninja \
       -DCMAKE_BUILD_TYPE=Release \
       -DMLIR_DIR="$LLVM_BUILD/lib/cmake/mlir" -DLLVM_DIR="$LLVM_BUILD/lib/cmake/llvm" \
       -DPython3_EXECUTABLE=/usr/bin/python3 -DPython_EXECUTABLE=/usr/bin/python3 \
       -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache \
-      "${opts[@]}" >>"$log" 2>&1 || { rm -f "$WORK/$name/build/build.ninja"; return 1; }
+      "${san[@]}" >>"$log" 2>&1 || { rm -f "$WORK/$name/build/build.ninja"; return 1; }
   fi
   echo "+ ninja -C $WORK/$name/build $target" >>"$log"
   CCACHE_DIR=$CACHE/ccache ninja -C "$WORK/$name/build" -j"$JOBS" "$target" >>"$log" 2>&1

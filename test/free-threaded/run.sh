@@ -79,10 +79,6 @@ build_package() { # variant (patched|baseline) build-dir
   if [[ ! -f $build/build.ninja ]]; then
     step "configuring $build for $PY"
     if ((TSAN)); then flags=(-DLLVM_USE_SANITIZER=Thread); fi
-    # The compilers setup.sh built the LLVM tree with.
-    for v in CMAKE_C_COMPILER CMAKE_CXX_COMPILER; do
-      flags+=("-D$v=$(sed -n "s/^$v:[A-Z]*=//p" "${mlir_dir%/lib/cmake/mlir}/CMakeCache.txt")")
-    done
     cmake -S "$ROOT" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
       -DMLIR_DIR="$mlir_dir" -DLLVM_DIR="$(dirname "$mlir_dir")/llvm" \
       -DPython3_EXECUTABLE="$PY" -DPython_EXECUTABLE="$PY" \
