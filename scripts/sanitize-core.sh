@@ -7,7 +7,10 @@
 # linked ahead of the patched build's libMLIRIR.a, whose other objects are
 # not instrumented. Every access the weak references make to their control
 # blocks, tables and flags is instrumented; accesses inside the rest of MLIR
-# are not (a full instrumented tree: SANITIZE=thread ./test.sh).
+# are not (a full instrumented tree: SANITIZE=thread ./test.sh). With
+# `address` on 23.1.1 it then runs the drivers' erasure check tests the same
+# way (ErasureChecksAsanTests: the greedy and Transform drivers, the pattern
+# applicator and rewriter instrumented too).
 #
 #   scripts/sanitize-core.sh thread|address [gtest args...]
 set -euo pipefail
@@ -49,3 +52,15 @@ export TSAN_OPTIONS=${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:allow_user_poisoning=0}
 echo "running $OUT/WeakOpRefTest"
 "$OUT/WeakOpRefTest" "$@"
+
+# 23.1.1: the drivers' erasure checks (patches 25-28), their unit tests with
+# the core, the pattern machinery and both drivers instrumented the same way
+# (unittests/CMakeLists.txt, target ErasureChecksAsanTests).
+PROJECT_BUILD=$("$ROOT/setup.sh" --print-build-dir)
+if [[ $KIND == address ]] &&
+  ninja -C "$PROJECT_BUILD" -t targets all 2>/dev/null | grep -q '^ErasureChecksAsanTests:'; then
+  echo "building ErasureChecksAsanTests (-fsanitize=address)"
+  ninja -C "$PROJECT_BUILD" ErasureChecksAsanTests >/dev/null
+  echo "running $PROJECT_BUILD/unittests/ErasureChecksAsanTests"
+  "$PROJECT_BUILD/unittests/ErasureChecksAsanTests" "$@"
+fi

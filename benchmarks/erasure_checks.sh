@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# benchmarks/erasure_checks.sh -- what the greedy driver's erasure checks
+# (23.1.1, patch 26) cost on parse + canonicalize, in instructions counted by
+# callgrind inside `weakref_workload` (benchmarks/ErasureCheckWorkload.cpp),
+# all binaries of one build run side by side:
+#   off / before   the driver with the checks off, over the driver before patch
+#                  26 (target <= 1.001)
+#   on / off       the checks on, over off (target <= 2, at 100k ops)
+#   on / expensive the checks on, over the driver built with
+#                  MLIR_ENABLE_EXPENSIVE_PATTERN_API_CHECKS (checks off)
+# The expensive checks fingerprint the whole scope around every pattern
+# application (quadratic): they are measured at 1,000 ops only.
+#
+#   benchmarks/erasure_checks.sh [BUILD_DIR] [N...]   (default build/, 1000 10000 100000)
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${1:-$ROOT/build}
+shift || true
+SIZES=("$@")
+((${#SIZES[@]})) || SIZES=(1000 10000 100000)
+BIN=$BUILD/bin
+for b in weakref-erasure-workload{,-before,-expensive}; do
+  [[ -x $BIN/$b ]] || { echo "erasure_checks.sh: error: $BIN/$b not built (a 23.1.1 build with patch 26: ./setup.sh)" >&2; exit 1; }
+done
+command -v valgrind >/dev/null || { echo "erasure_checks.sh: error: valgrind not installed" >&2; exit 1; }
+count() { # binary args...
+  local out
+  out=$(valgrind --tool=callgrind --toggle-collect=weakref_workload \
+    --callgrind-out-file=/dev/null "$@" 2>&1) || { echo "$out" >&2; return 1; }
+  sed -n 's/.*Collected : \([0-9]*\).*/\1/p' <<<"$out"
+}
+ratio() { python3 -c "print(f'{$1/$2:.4f}')"; }
+printf '| ops | before | off | on | expensive | off / before | on / off | on / expensive |\n'
+printf '|---|---|---|---|---|---|---|---|\n'
+for n in "${SIZES[@]}"; do
+  before=$(count "$BIN/weakref-erasure-workload-before" off "$n")
+  off=$(count "$BIN/weakref-erasure-workload" off "$n")
+  on=$(count "$BIN/weakref-erasure-workload" on "$n")
+  if ((n <= 1000)); then
+    expensive=$(count "$BIN/weakref-erasure-workload-expensive" off "$n")
+    e_ratio=$(ratio "$on" "$expensive")
+  else
+    expensive="(not run)" e_ratio="-"
+  fi
+  printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$n" "$before" "$off" "$on" \
+    "$expensive" "$(ratio "$off" "$before")" "$(ratio "$on" "$off")" "$e_ratio"
+done
