@@ -23,12 +23,12 @@
 #   ninja -C <llvm build> MLIRIR MLIRCAPIIR [+ what the prefix's tests need]
 # (ninja re-runs cmake itself when a CMakeLists.txt changed) and the tests
 # the prefix adds (test files patches 1..k create or change):
-#   mlir/unittests/IR/WeakOpRefTest.cpp   a gtest binary built from it against
-#       the build's MLIRIR and LLVM's bundled GoogleTest, as
-#       unittests/CMakeLists.txt builds WeakOpRefUpstreamTests (a small CMake
-#       project of this script's own: the project's build also builds
-#       MLIRWeakRef, which needs the whole series)
-#   mlir/test/CAPI/opref.c                mlir-capi-opref-test | FileCheck opref.c
+#   mlir/unittests/**.cpp (GTEST_SPECS)  a gtest binary built from it against
+#       the build's libraries it needs and LLVM's bundled GoogleTest, as
+#       unittests/CMakeLists.txt builds WeakOpRefUpstreamTests and the others
+#       (a small CMake project of this script's own: the project's build also
+#       builds MLIRWeakRef, which needs the whole series)
+#   mlir/test/CAPI/*.c (CAPI_SPECS)       mlir-capi-<name>-test | FileCheck
 #       (its RUN line; without a built FileCheck only the exit status counts)
 #   mlir/test/python/**.py                the LLVM targets setup.sh builds for
 #       the Python package, then the package itself, as the baseline build
@@ -177,8 +177,18 @@ restore_full_series() {
 }
 
 # ---------------------------------------------------- what a prefix needs ----
-GTEST_FILE=mlir/unittests/IR/WeakOpRefTest.cpp
-CAPI_FILE=mlir/test/CAPI/opref.c
+# The unit tests the series adds or changes: binary, file, libraries.
+GTEST_SPECS=(
+  "WeakOpRefPrefixTest mlir/unittests/IR/WeakOpRefTest.cpp MLIRIR"
+  "ErasureChecksPrefixTest mlir/unittests/Transforms/ErasureChecks.cpp MLIRIR MLIRParser MLIRPass MLIRTransforms MLIRTransformUtils"
+  "PayloadErasurePrefixTest mlir/unittests/Dialect/Transform/PayloadErasureTest.cpp MLIRIR MLIRParser MLIRTransformDialect"
+)
+# The C API tests: file, test binary (an LLVM target). Not rewrite.c, which
+# patch 27 extends: mlir-capi-rewrite-test links every dialect of MLIR (about
+# 2,100 more steps).
+CAPI_SPECS=(
+  "mlir/test/CAPI/opref.c mlir-capi-opref-test"
+)
 # The LLVM targets setup.sh builds for this project, its Python package's
 # included, but the dialect set of weakref/python/extended-dialects.txt: the
 # package built for a prefix's Python tests has builtin, func, arith and cf
@@ -203,21 +213,42 @@ fi
 added() { [[ -e $1/$2 ]] && ! same_file "$PRISTINE/$2" "$1/$2"; }
 # plan DIR: from a tree of touched files, what its tests and targets are.
 plan() {
-  local dir=$1 f
-  HAS_GTEST=0 HAS_CAPI=0 PY_TESTS=()
-  added "$dir" "$GTEST_FILE" && HAS_GTEST=1
-  added "$dir" "$CAPI_FILE" && HAS_CAPI=1
+  local dir=$1 f spec name libs
+  GTESTS=() GTEST_LIBS=() CAPIS=() PY_TESTS=()
+  for spec in "${GTEST_SPECS[@]}"; do
+    read -r name f libs <<<"$spec"
+    added "$dir" "$f" || continue
+    GTESTS+=("$name $f $libs")
+    read -ra libs <<<"$libs"
+    GTEST_LIBS+=("${libs[@]}")
+  done
+  for spec in "${CAPI_SPECS[@]}"; do
+    read -r f name <<<"$spec"
+    added "$dir" "$f" && CAPIS+=("$spec")
+  done
+  HAS_GTEST=${#GTESTS[@]} HAS_CAPI=${#CAPIS[@]}
   for f in "${TOUCHED[@]}"; do
     if [[ $f != mlir/test/python/*.py ]] || ! added "$dir" "$f"; then continue; fi
     [[ $(basename "$f") == lit.cfg.py || $(basename "$f") == lit.local.cfg.py ]] && continue
     PY_TESTS+=("${f#mlir/test/python/}")
   done
   TARGETS=(MLIRIR MLIRCAPIIR)
-  ((HAS_GTEST)) && TARGETS+=(LLVMSupport llvm_gtest llvm_gtest_main)
-  ((HAS_CAPI)) && TARGETS+=(mlir-capi-opref-test)
+  ((HAS_GTEST)) && TARGETS+=(LLVMSupport llvm_gtest llvm_gtest_main "${GTEST_LIBS[@]}")
+  for spec in "${CAPIS[@]}"; do TARGETS+=("${spec#* }"); done
   ((${#PY_TESTS[@]})) && [[ -z $python_reason ]] && TARGETS+=("${SETUP_TARGETS[@]}")
   # Each target once, in order.
   mapfile -t TARGETS < <(printf '%s\n' "${TARGETS[@]}" | awk '!seen[$0]++')
+}
+
+# drop_absent_capi_targets: a C API test binary exists only where the series
+# has its test (an upstream test's binary exists anyway, but is only built
+# for the steps that change it).
+drop_absent_capi_targets() {
+  local spec f bin
+  for spec in "${CAPI_SPECS[@]}"; do
+    read -r f bin <<<"$spec"
+    [[ -e $SRC/$f ]] || mapfile -t TARGETS < <(printf '%s\n' "${TARGETS[@]}" | grep -vx "$bin")
+  done
 }
 
 # --------------------------------------------------- scratch CMake projects ----
@@ -240,17 +271,23 @@ include(HandleLLVMOptions)
 include_directories(${LLVM_INCLUDE_DIRS} ${MLIR_INCLUDE_DIRS})
 link_directories(${LLVM_BUILD_LIBRARY_DIR})
 add_definitions(${LLVM_DEFINITIONS})'
-# The unit test of the core, as unittests/CMakeLists.txt builds
-# WeakOpRefUpstreamTests: LLVM's bundled GoogleTest with LLVM's flags, MLIRIR.
-GTEST_CMAKE="${SCRATCH_PREAMBLE//@NAME@/weakref-prefix-gtest}"'
-include("'"$ROOT"'/cmake/LLVMGTest.cmake")
-add_executable(WeakOpRefPrefixTest
-  "${LLVM_BUILD_MAIN_SRC_DIR}/../mlir/unittests/IR/WeakOpRefTest.cpp")
-llvm_update_compile_flags(WeakOpRefPrefixTest)
-target_compile_options(WeakOpRefPrefixTest PRIVATE -Wno-suggest-override)
-target_link_libraries(WeakOpRefPrefixTest PRIVATE llvm_gtest_main llvm_gtest MLIRIR)
-set_target_properties(WeakOpRefPrefixTest PROPERTIES
-  RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)'
+# The unit tests of the step (GTESTS), as unittests/CMakeLists.txt builds
+# WeakOpRefUpstreamTests and the others: LLVM's bundled GoogleTest with
+# LLVM's flags, the libraries each needs. Only the step's own, so that the
+# text changes (and ninja re-runs cmake) when a step adds one.
+gtest_cmake() {
+  local spec name f libs
+  printf '%s\n' "${SCRATCH_PREAMBLE//@NAME@/weakref-prefix-gtest}"
+  printf 'include("%s/cmake/LLVMGTest.cmake")\n' "$ROOT"
+  for spec in "${GTESTS[@]}"; do
+    read -r name f libs <<<"$spec"
+    printf 'add_executable(%s\n  "${LLVM_BUILD_MAIN_SRC_DIR}/../%s")\n' "$name" "$f"
+    printf 'llvm_update_compile_flags(%s)\n' "$name"
+    printf 'target_compile_options(%s PRIVATE -Wno-suggest-override)\n' "$name"
+    printf 'target_link_libraries(%s PRIVATE llvm_gtest_main llvm_gtest %s)\n' "$name" "$libs"
+    printf 'set_target_properties(%s PROPERTIES\n  RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)\n' "$name"
+  done
+}
 # The mlir Python package as the baseline build makes it: weakref/python
 # without this project's mlir.weakref module (MLIRWeakRefCAPI needs the
 # whole series), from the patched tree's Python sources.
@@ -290,27 +327,31 @@ scratch_build() {
 run_tests() {
   local log=$1 cmd t out line rel
   TEST_OK=1 TEST_NAMES=() TEST_FAILED=() TEST_NOT_RUN=() TEST_NOTES=()
-  if ((HAS_GTEST)); then
-    TEST_NAMES+=(WeakOpRefTest.cpp)
-    echo "+ $WORK/gtest/build/bin/WeakOpRefPrefixTest" >>"$log"
-    "$WORK/gtest/build/bin/WeakOpRefPrefixTest" >>"$log" 2>&1 || TEST_FAILED+=(WeakOpRefTest.cpp)
-  fi
-  if ((HAS_CAPI)); then
-    TEST_NAMES+=(opref.c)
-    cmd=$(sed -n 's#^.*RUN: *\(.*\)$#\1#p' "$SRC/$CAPI_FILE" | head -1 | sed 's#[ \t]*\*/[ \t]*$##')
-    [[ -n $cmd ]] || cmd="mlir-capi-opref-test 2>&1 | FileCheck %s"
+  local spec name f bin
+  for spec in "${GTESTS[@]}"; do
+    read -r name f _ <<<"$spec"
+    TEST_NAMES+=("$(basename "$f")")
+    echo "+ $WORK/gtest/build/bin/$name" >>"$log"
+    "$WORK/gtest/build/bin/$name" >>"$log" 2>&1 || TEST_FAILED+=("$(basename "$f")")
+  done
+  for spec in "${CAPIS[@]}"; do
+    read -r f bin <<<"$spec"
+    name=$(basename "$f")
+    TEST_NAMES+=("$name")
+    cmd=$(sed -n 's#^.*RUN: *\(.*\)$#\1#p' "$SRC/$f" | head -1 | sed 's#[ \t]*\*/[ \t]*$##')
+    [[ -n $cmd ]] || cmd="$bin 2>&1 | FileCheck %s"
     if [[ -x $FILECHECK ]]; then
       cmd=${cmd//FileCheck/$FILECHECK}
     else
       # No FileCheck built: the test's exit status alone.
       cmd=${cmd%%|*}
-      TEST_NOTES+=("opref.c: exit status only, no FileCheck in $LLVM_BUILD/bin")
+      TEST_NOTES+=("$name: exit status only, no FileCheck in $LLVM_BUILD/bin")
     fi
-    cmd=${cmd//mlir-capi-opref-test/$LLVM_BUILD/bin/mlir-capi-opref-test}
-    cmd=${cmd//%s/$SRC/$CAPI_FILE}
+    cmd=${cmd//$bin/$LLVM_BUILD/bin/$bin}
+    cmd=${cmd//%s/$SRC/$f}
     echo "+ $cmd" >>"$log"
-    bash -o pipefail -c "$cmd" >>"$log" 2>&1 || TEST_FAILED+=(opref.c)
-  fi
+    bash -o pipefail -c "$cmd" >>"$log" 2>&1 || TEST_FAILED+=("$name")
+  done
   if ((${#PY_TESTS[@]})); then
     if [[ -n $python_reason ]]; then
       TEST_NOT_RUN+=("${PY_TESTS[@]}")
@@ -401,7 +442,7 @@ if ((DRY_RUN)); then
   b=$(busy)
   [[ -n $b ]] && say "a real run would refuse now: running in the LLVM build: $(head -1 <<<"$b" | cut -c1-120)..."
   [[ -n $python_reason ]] && say "Python tests: $python_reason"
-  [[ -x $FILECHECK ]] || say "no $FILECHECK (yet): opref.c would be checked by exit status only, Python tests not run"
+  [[ -x $FILECHECK ]] || say "no $FILECHECK (yet): C API tests would be checked by exit status only, Python tests not run"
   prev=$SRC
   any_targets=()
   for ((k = FROM; k <= N; k++)); do
@@ -412,7 +453,7 @@ if ((DRY_RUN)); then
     if ((k == N)); then
       # The last step builds what any step built (see the real run below).
       mapfile -t TARGETS < <(printf '%s\n' "${any_targets[@]}" | awk '!seen[$0]++')
-      ((HAS_CAPI)) || mapfile -t TARGETS < <(printf '%s\n' "${TARGETS[@]}" | grep -vx mlir-capi-opref-test)
+      drop_absent_capi_targets
     fi
     echo
     echo "prefix $k/$N $(subject "${PATCHES[k - 1]}"):"
@@ -426,8 +467,14 @@ if ((DRY_RUN)); then
     fi
     echo "  ninja -C $LLVM_BUILD -j$JOBS ${TARGETS[*]}"
     tests=()
-    ((HAS_GTEST)) && tests+=("WeakOpRefTest.cpp (gtest binary $WORK/gtest/build/bin/WeakOpRefPrefixTest, against MLIRIR)")
-    ((HAS_CAPI)) && tests+=("opref.c (mlir-capi-opref-test | FileCheck)")
+    for spec in "${GTESTS[@]}"; do
+      read -r name f libs <<<"$spec"
+      tests+=("$(basename "$f") (gtest binary $WORK/gtest/build/bin/$name, against $libs)")
+    done
+    for spec in "${CAPIS[@]}"; do
+      read -r f name <<<"$spec"
+      tests+=("$(basename "$f") ($name | FileCheck)")
+    done
     if ((${#PY_TESTS[@]})); then
       if [[ -n $python_reason ]]; then
         tests+=("Python: not run ($python_reason): ${PY_TESTS[*]}")
@@ -548,9 +595,8 @@ for ((k = FROM; k <= N; k++)); do
   if ((k == N)); then
     # The last step builds whatever any step built, so that afterwards no
     # object is left built against a prefix (see restore_recorded_mtimes).
-    # mlir-capi-opref-test only exists where the series has its test.
     mapfile -t TARGETS < <(printf '%s\n' "${any_targets[@]}" | awk '!seen[$0]++')
-    ((HAS_CAPI)) || mapfile -t TARGETS < <(printf '%s\n' "${TARGETS[@]}" | grep -vx mlir-capi-opref-test)
+    drop_absent_capi_targets
   fi
   echo "== prefix $k/$N: ${#CHANGED[@]} file(s) re-made; ninja ${TARGETS[*]}" >>"$log"
   printf '%s\n' "${CHANGED[@]}" >>"$log"
@@ -559,7 +605,11 @@ for ((k = FROM; k <= N; k++)); do
   ninja -C "$LLVM_BUILD" -j"$JOBS" "${TARGETS[@]}" >>"$log" 2>&1 || build_ok=0
   # The scratch projects are this script's own (not in the LLVM build): they
   # are built for the steps that test with them.
-  ((build_ok && build_gtest)) && { scratch_build gtest "$GTEST_CMAKE" WeakOpRefPrefixTest "$log" || build_ok=0; }
+  if ((build_ok && build_gtest)); then
+    for spec in "${GTESTS[@]}"; do
+      scratch_build gtest "$(gtest_cmake)" "${spec%% *}" "$log" || { build_ok=0; break; }
+    done
+  fi
   ((build_ok && build_python)) && { scratch_build python "$PYTHON_CMAKE" MLIRWeakRefPythonModules "$log" || build_ok=0; }
   ((k == N)) && last_build_ok=$build_ok
   if ((build_ok)); then
