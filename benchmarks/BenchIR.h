@@ -8,8 +8,12 @@
 #ifndef MLIR_WEAKREF_BENCHMARKS_BENCHIR_H
 #define MLIR_WEAKREF_BENCHMARKS_BENCHIR_H
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Operation.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Transforms/Passes.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <string>
@@ -45,6 +49,18 @@ inline std::string foldableChains(unsigned numFuncs) {
     os << "  return %v32 : i32\n}\n";
   }
   return text;
+}
+
+/// Parses foldableChains of about `numOps` ops into `context` and
+/// canonicalizes them: returns 0, or 1 if parsing or the pass failed.
+inline int parseAndCanonicalize(MLIRContext &context, unsigned numOps) {
+  std::string text = foldableChains((numOps + 99) / 100);
+  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
+  if (!module)
+    return 1;
+  PassManager pm(&context);
+  pm.addPass(createCanonicalizerPass());
+  return failed(pm.run(*module)) ? 1 : 0;
 }
 
 } // namespace mlir::weakref::bench

@@ -20,15 +20,10 @@
 #include "BenchIR.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/BuiltinOps.h"
-#include "mlir/Parser/Parser.h"
-#include "mlir/Pass/PassManager.h"
-#include "mlir/Transforms/Passes.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
 #include <cstring>
-#include <string>
 
 using namespace mlir;
 
@@ -41,13 +36,7 @@ extern "C" __attribute__((noinline)) int weakref_workload(bool checks,
 #ifndef MLIR_WEAKREF_DRIVER_BEFORE_PATCH
   context.enableErasureChecks(checks);
 #endif
-  std::string text = weakref::bench::foldableChains((n + 99) / 100);
-  OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
-  if (!module)
-    return 1;
-  PassManager pm(&context);
-  pm.addPass(createCanonicalizerPass());
-  return failed(pm.run(*module)) ? 1 : 0;
+  return weakref::bench::parseAndCanonicalize(context, n);
 }
 
 int main(int argc, char **argv) {

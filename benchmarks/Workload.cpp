@@ -69,15 +69,8 @@ extern "C" __attribute__((noinline)) int weakref_workload(const char *kind,
       mlir_weakref::createOp<arith::AddIOp>(builder, loc, c, c)->erase();
     return 0;
   }
-  if (!strcmp(kind, "canonicalize")) {
-    std::string text = weakref::bench::foldableChains((n + 99) / 100);
-    OwningOpRef<ModuleOp> module = parseSourceString<ModuleOp>(text, &context);
-    if (!module)
-      return 1;
-    PassManager pm(&context);
-    pm.addPass(createCanonicalizerPass());
-    return failed(pm.run(*module)) ? 1 : 0;
-  }
+  if (!strcmp(kind, "canonicalize"))
+    return weakref::bench::parseAndCanonicalize(context, n);
   llvm::errs() << "unknown workload '" << kind << "'\n";
   return 2;
 }
