@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# compare-check-mlir.sh -- MLIR's own regression suite as the oracle of the
+# series: runs `check-mlir` (MLIR's lit tests, its unit tests and, with the
+# bindings, its Python tests) in the patched tree and in the unpatched
+# (baseline) tree of one release, and reports the difference. Every test that
+# passes unpatched must pass patched.
+#
+#   [LLVM_VERSION=23.1.1|19.1.7] scripts/compare-check-mlir.sh
+#
+# Opt-in, never part of ./setup.sh or ./test.sh: it builds all of mlir-opt,
+# MLIR's Test dialect and its unit tests in both trees (about 3,800 steps each
+# beyond ./setup.sh's; hours on 2 cores from a cold cache), and the baseline
+# tree itself if it is not there (./setup.sh --baseline --no-demo).
+#
+# Writes <build dir>/check-mlir/{patched,baseline}.xml (lit's xunit output)
+# and .log, prints the results of each tree and every test that passes
+# unpatched and does not pass patched; exits 1 if there is one, 2 if a tree
+# could not be built.
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+export LLVM_VERSION=${LLVM_VERSION:-23.1.1}
+JOBS=${JOBS:-$(nproc)}
+OUT=$("$ROOT/setup.sh" --print-build-dir)/check-mlir
+mkdir -p "$OUT"
+
+for variant in patched baseline; do
+  args=(--no-demo)
+  [[ $variant == baseline ]] && args+=(--baseline)
+  echo "== $variant: ./setup.sh ${args[*]}"
+  "$ROOT/setup.sh" "${args[@]}" >"$OUT/$variant.setup.log" 2>&1 ||
+    { tail -20 "$OUT/$variant.setup.log" >&2; echo "compare-check-mlir: ./setup.sh ${args[*]} failed; log: $OUT/$variant.setup.log" >&2; exit 2; }
+  build=$("$ROOT/setup.sh" "${args[@]}" --print-llvm-build)
+  echo "== $variant: ninja check-mlir in $build (log: $OUT/$variant.log)"
+  rm -f "$OUT/$variant.xml"
+  # check-mlir fails when a test fails; the xunit file says which.
+  LIT_OPTS="--xunit-xml-output=$OUT/$variant.xml" \
+    ninja -C "$build" -j"$JOBS" check-mlir >"$OUT/$variant.log" 2>&1 || true
+  [[ -s $OUT/$variant.xml ]] ||
+    { tail -20 "$OUT/$variant.log" >&2; echo "compare-check-mlir: no test results for $variant (did the build fail?); log: $OUT/$variant.log" >&2; exit 2; }
+done
+
+exec /usr/bin/python3 - "$OUT/patched.xml" "$OUT/baseline.xml" <<'EOF'
+import sys
+import xml.etree.ElementTree as ET
+
+
+def results(path):
+    """{test id: 'pass' | 'fail' | 'skip'} from lit's xunit output."""
+    out = {}
+    for case in ET.parse(path).getroot().iter("testcase"):
+        key = case.get("classname", "") + "::" + case.get("name", "")
+        if case.find("failure") is not None or case.find("error") is not None:
+            out[key] = "fail"
+        elif case.find("skipped") is not None:
+            out[key] = "skip"
+        else:
+            out[key] = "pass"
+    return out
+
+
+patched, baseline = results(sys.argv[1]), results(sys.argv[2])
+for name, res in (("baseline", baseline), ("patched", patched)):
+    counts = {k: sum(1 for v in res.values() if v == k) for k in ("pass", "fail", "skip")}
+    print(f"{name:9} {len(res):6} tests: {counts['pass']} passed, {counts['fail']} failed, "
+          f"{counts['skip']} unsupported or skipped")
+regressions = sorted(k for k, v in baseline.items() if v == "pass" and patched.get(k) != "pass")
+added = sorted(set(patched) - set(baseline))
+print(f"only in patched: {len(added)} tests "
+      f"({sum(1 for k in added if patched[k] == 'pass')} passed)")
+for k in added:
+    if patched[k] != "pass":
+        print(f"  {patched[k]}: {k}")
+print(f"pass unpatched, not patched: {len(regressions)}")
+for k in regressions:
+    print(f"  {patched.get(k, 'missing')}: {k}")
+sys.exit(1 if regressions else 0)
+EOF
