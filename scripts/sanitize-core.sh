@@ -33,12 +33,23 @@ FLAGS=(-std=c++17 -O1 -g -fno-omit-frame-pointer -fno-rtti -fsanitize="$KIND"
   -DGTEST_HAS_RTTI=0)
 SOURCES=("$SRC/mlir/lib/IR/"{WeakOpRef,Operation,Block,Value,MLIRContext}.cpp
   "$SRC/mlir/unittests/IR/WeakOpRefTest.cpp")
+# An object is rebuilt when it is missing or older than its source or any
+# header it included (its -MMD dependency file): the series changes headers
+# (Value.h, Block.h) whose layout every object must agree on.
+stale() {
+  local obj=$1 dep
+  [[ -f $obj && -f $obj.d ]] || return 0
+  for dep in $(sed -e 's/\\$//' -e 's/^[^:]*://' "$obj.d"); do
+    [[ $dep -nt $obj ]] && return 0
+  done
+  return 1
+}
 objs=()
 for src in "${SOURCES[@]}"; do
   obj=$OUT/$(basename "$src" .cpp).o
-  if [[ ! -f $obj || $src -nt $obj ]]; then
+  if stale "$obj"; then
     echo "compiling $(basename "$src") (-fsanitize=$KIND)"
-    g++ "${FLAGS[@]}" -c "$src" -o "$obj"
+    g++ "${FLAGS[@]}" -MMD -MF "$obj.d" -c "$src" -o "$obj"
   fi
   objs+=("$obj")
 done
