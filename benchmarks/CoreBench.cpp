@@ -219,6 +219,40 @@ static void memorySizes(benchmark::internal::Benchmark *b) {
 }
 BENCHMARK(BM_MemoryPerReferencedOp)->Apply(memorySizes)->Iterations(1);
 
+/// Heap bytes per context that creates and destroys an operation with a
+/// block and a block argument: 0, without taking a reference; 1, after
+/// taking (and dropping) a reference to each, so the context holds a table of
+/// each kind. The difference is what the tables cost a context.
+static void BM_MemoryPerContext(benchmark::State &state) {
+  const bool referenced = state.range(0);
+  constexpr unsigned kContexts = 1000;
+  double bytes = 0;
+  for (auto _ : state) {
+    std::vector<std::unique_ptr<MLIRContext>> contexts;
+    contexts.reserve(kContexts);
+    size_t before = heapInUse();
+    for (unsigned i = 0; i < kContexts; ++i) {
+      contexts.push_back(
+          std::make_unique<MLIRContext>(MLIRContext::Threading::DISABLED));
+      MLIRContext &context = *contexts.back();
+      context.allowUnregisteredDialects();
+      OperationState opState(UnknownLoc::get(&context), "bench.holder");
+      opState.addRegion()->push_back(new Block);
+      Operation *op = Operation::create(opState);
+      Block &block = op->getRegion(0).front();
+      BlockArgument arg =
+          block.addArgument(IndexType::get(&context), UnknownLoc::get(&context));
+      if (referenced)
+        (void)WeakOpRef(op), (void)WeakBlockRef(&block),
+            (void)WeakValueRef(arg);
+      op->destroy();
+    }
+    bytes = double(heapInUse() - before) / kContexts;
+  }
+  state.counters["bytes_per_context"] = bytes;
+}
+BENCHMARK(BM_MemoryPerContext)->Arg(0)->Arg(1)->Iterations(1);
+
 /// A thread's set and lock in the PrivateTraffic controls, on cache lines of
 /// their own.
 struct alignas(64) PrivateSet {

@@ -2,7 +2,7 @@
 # Runs patch 0001-0002's unit test (mlir/unittests/IR/WeakOpRefTest.cpp) and
 # the extension-free core under a sanitizer without an instrumented LLVM
 # tree: the core's own sources (WeakOpRef.cpp and the MLIR files the series
-# changes: Operation.cpp, Block.cpp, Value.cpp, MLIRContext.cpp) and the test
+# changes: Operation.cpp, Block.cpp, Region.cpp, Value.cpp, MLIRContext.cpp) and the test
 # are compiled with -fsanitize=<kind> from the patched tree's source and
 # linked ahead of the patched build's libMLIRIR.a, whose other objects are
 # not instrumented. Every access the weak references make to their control
@@ -31,7 +31,7 @@ FLAGS=(-std=c++17 -O1 -g -fno-omit-frame-pointer -fno-rtti -fsanitize="$KIND"
   -I"$SRC/third-party/unittest/googlemock/include"
   -D_GNU_SOURCE -D__STDC_CONSTANT_MACROS -D__STDC_FORMAT_MACROS -D__STDC_LIMIT_MACROS
   -DGTEST_HAS_RTTI=0)
-SOURCES=("$SRC/mlir/lib/IR/"{WeakOpRef,Operation,Block,Value,MLIRContext}.cpp
+SOURCES=("$SRC/mlir/lib/IR/"{WeakOpRef,Operation,Block,Region,Value,MLIRContext}.cpp
   "$SRC/mlir/unittests/IR/WeakOpRefTest.cpp")
 # An object is rebuilt when it is missing or older than its source or any
 # header it included (its -MMD dependency file): the series changes headers

@@ -135,10 +135,11 @@ bool mlirErasureProvenanceDescribe(MlirErasureProvenance provenance,
   if (mlirErasureProvenanceIsNull(provenance) || mlirOperationRefIsNull(ref))
     return false;
   // Look the borrowed handle up without taking its ownership.
-  WeakOpRef weak = WeakOpRef::adoptOpaquePointer(ref.ptr);
+  using mlir::detail::WeakRefOpaqueAccess;
+  WeakOpRef weak = WeakRefOpaqueAccess::adopt<WeakOpRef>(ref.ptr);
   std::optional<ErasureProvenance::Record> record =
       unwrap(provenance)->lookup(weak);
-  (void)weak.releaseAsOpaquePointer();
+  (void)WeakRefOpaqueAccess::release(weak);
   if (!record)
     return false;
   std::string text = record->describe();
