@@ -20,7 +20,9 @@
 #                              (the one owner of the cache layout) and exit
 #   ./setup.sh --core-tests-only  build only MLIRIR and the core unit test
 #                                 (build*/unittests/WeakOpRefUpstreamTests):
-#                                 the quick sanitizer check of patch 0001
+#                                 the quick sanitizer check of patch 0001;
+#                                 and weakref-core-ir-bench, the benchmarks
+#                                 that need only MLIRIR
 #
 # Environment:
 #   LLVM_VERSION=23.1.1|19.1.7      release (and patches/llvm-<release>/) to build
@@ -462,6 +464,7 @@ fi
 step "building mlir-weakref ($VARIANT)"
 project_targets=()
 ((CORE_TESTS_ONLY)) && project_targets=(unittests/WeakOpRefUpstreamTests)
+((CORE_TESTS_ONLY)) && [[ $VARIANT == patched ]] && project_targets+=(weakref-core-ir-bench)
 CCACHE_DIR=$CACHE/ccache run_ninja "$PROJECT_BUILD.build.log" -C "$PROJECT_BUILD" -j"$JOBS" "${project_targets[@]}" ||
   die "mlir-weakref build failed (see above)"
 

@@ -8,6 +8,7 @@
 #ifndef MLIR_WEAKREF_BENCHMARKS_BENCHIR_H
 #define MLIR_WEAKREF_BENCHMARKS_BENCHIR_H
 
+#include "BenchOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Operation.h"
@@ -21,16 +22,6 @@
 namespace mlir::weakref::bench {
 
 /// A single-threaded context in which to create bare, unregistered ops.
-struct OpFactory {
-  OpFactory() : context(MLIRContext::Threading::DISABLED) {
-    context.allowUnregisteredDialects();
-  }
-  Operation *createOp() {
-    return Operation::create(OperationState(UnknownLoc::get(&context), "b.op"));
-  }
-  MLIRContext context;
-};
-
 /// `numFuncs` functions of 99 ops each (plus the function itself):
 /// x - x on constants that canonicalize folds to 0, and a chain of adds of
 /// those zeros that folds away, so canonicalize erases most ops.

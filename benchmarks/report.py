@@ -145,7 +145,8 @@ def collect(flavor):
             "the binary's own layout)", patched / grown, "{:.4f}",
             "heap layout control: patched / baseline, sizes grown", unit="")
 
-    runs = json.loads((d / "core.json").read_text())["benchmarks"]
+    runs = [b for name in ("core.json", "core-ir.json")
+            for b in json.loads((d / name).read_text())["benchmarks"]]
     get_live = ns_per_item(runs, "BM_RefGetLive")
     lock = ns_per_item(runs, "BM_WeakPtrLock")
     add(flavor, "`get()` on a live ref vs `std::weak_ptr::lock` (speed-up)", lock / get_live,
@@ -158,7 +159,7 @@ def collect(flavor):
         "get() vs mutex + DenseMap registry lookup (speed-up)", unit="")
     add(flavor, "first reference to an op (ns)", ns_per_item(runs, "BM_RefCreateFirst/manual_time"),
         "{:.1f}", "first reference to an op (ns)", unit="")
-    # Each iteration times one and two threads back to back (CoreBench.cpp);
+    # Each iteration times one and two threads back to back (CoreIRBench.cpp);
     # "scaling" is the median of its ratios, 2 * t(1 thread) / t(2 threads).
     def scaling(mode):
         name = f"BM_FirstReferenceThreads/{mode}/manual_time"
@@ -213,6 +214,10 @@ def collect(flavor):
         f"{len(curve)} table sizes from {min(curve):,} to {max(curve):,}",
         curve[worst], "{:.1f}", "heap bytes per referenced op", unit="",
         note=f" (at {worst:,})")
+    for n in (1000, 100000):
+        if n in curve:
+            add(flavor, f"heap bytes per referenced op at {n:,} references", curve[n],
+                "{:.1f}", f"heap bytes per referenced op at {n:,}", unit="")
     off = memory_curve("tcache-off-memory-*.json")
     if off:
         memory_curves[f"{flavor} build, glibc tcache off"] = off

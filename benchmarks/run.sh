@@ -119,10 +119,10 @@ measure() { # flavour
   } >"$FOUT/layout.txt"
 
   local bench filter n
-  for bench in core extension; do
+  for bench in core core-ir extension; do
     echo "running weakref-$bench-bench (Google Benchmark, $reps repetitions, interleaved)..."
     filter=()
-    [[ $bench == core ]] && filter=(--benchmark_filter=-BM_MemoryPerReferencedOp)
+    [[ $bench == core-ir ]] && filter=(--benchmark_filter=-BM_MemoryPerReferencedOp)
     "$PATCHED/bin/weakref-$bench-bench" --benchmark_repetitions=$reps \
       --benchmark_min_time=0.2 \
       --benchmark_enable_random_interleaving=true "${filter[@]}" \
@@ -135,12 +135,12 @@ measure() { # flavour
   # bucket array, and mallinfo2 counts a chunk in that cache as in use.
   echo "measuring heap bytes per referenced op (one process per size)..."
   rm -f "$FOUT"/memory-*.json "$FOUT"/tcache-off-memory-*.json
-  # The sizes are the benchmark's own (its Args in CoreBench.cpp).
-  for n in $("$PATCHED/bin/weakref-core-bench" --benchmark_list_tests \
+  # The sizes are the benchmark's own (its Args in CoreIRBench.cpp).
+  for n in $("$PATCHED/bin/weakref-core-ir-bench" --benchmark_list_tests \
       --benchmark_filter='^BM_MemoryPerReferencedOp/' | cut -d/ -f2); do
-    "$PATCHED/bin/weakref-core-bench" --benchmark_filter="^BM_MemoryPerReferencedOp/$n/" \
+    "$PATCHED/bin/weakref-core-ir-bench" --benchmark_filter="^BM_MemoryPerReferencedOp/$n/" \
       --benchmark_out="$FOUT/memory-$n.json" --benchmark_out_format=json >/dev/null
-    GLIBC_TUNABLES=glibc.malloc.tcache_count=0 "$PATCHED/bin/weakref-core-bench" \
+    GLIBC_TUNABLES=glibc.malloc.tcache_count=0 "$PATCHED/bin/weakref-core-ir-bench" \
       --benchmark_filter="^BM_MemoryPerReferencedOp/$n/" \
       --benchmark_out="$FOUT/tcache-off-memory-$n.json" --benchmark_out_format=json >/dev/null
   done
