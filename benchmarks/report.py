@@ -145,7 +145,7 @@ def collect(flavor):
             "the binary's own layout)", patched / grown, "{:.4f}",
             "heap layout control: patched / baseline, sizes grown", unit="")
 
-    runs = [b for name in ("core.json", "core-ir.json")
+    runs = [b for name in ("core.json", "core-ir.json") if (d / name).exists()
             for b in json.loads((d / name).read_text())["benchmarks"]]
     get_live = ns_per_item(runs, "BM_RefGetLive")
     lock = ns_per_item(runs, "BM_WeakPtrLock")
