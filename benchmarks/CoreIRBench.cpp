@@ -261,7 +261,7 @@ static double runFirstReferenceThreads(MLIRContext &context, unsigned threads,
 /// back, in alternating order, so that both see the same state of the host
 /// (on a shared VM, the speed of the same loop moves by several times over
 /// seconds); the `scaling` counter is the median of the iterations' ratios.
-/// Shard contention, measured.
+/// Contention on the table, measured.
 static void BM_FirstReferenceThreads(benchmark::State &state) {
   const auto mode = static_cast<ThreadsMode>(state.range(0));
   MLIRContext context;
