@@ -21,7 +21,6 @@
 
 namespace mlir::weakref::bench {
 
-/// A single-threaded context in which to create bare, unregistered ops.
 /// `numFuncs` functions of 99 ops each (plus the function itself):
 /// x - x on constants that canonicalize folds to 0, and a chain of adds of
 /// those zeros that folds away, so canonicalize erases most ops.

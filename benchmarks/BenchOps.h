@@ -18,6 +18,7 @@
 
 namespace mlir::weakref::bench {
 
+/// A single-threaded context in which to create bare, unregistered ops.
 struct OpFactory {
   OpFactory() : context(MLIRContext::Threading::DISABLED) {
     context.allowUnregisteredDialects();

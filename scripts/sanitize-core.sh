@@ -2,10 +2,10 @@
 # Runs patch 0001-0002's unit test (mlir/unittests/IR/WeakOpRefTest.cpp) and
 # the extension-free core under a sanitizer without an instrumented LLVM
 # tree: the core's own sources (WeakOpRef.cpp and the MLIR files the series
-# changes: Operation.cpp, Block.cpp, Region.cpp, Value.cpp, MLIRContext.cpp) and the test
-# are compiled with -fsanitize=<kind> from the patched tree's source and
-# linked ahead of the patched build's libMLIRIR.a, whose other objects are
-# not instrumented. Every access the weak references make to their control
+# changes: Operation.cpp, Block.cpp, Region.cpp, Value.cpp, MLIRContext.cpp)
+# and the test are compiled with -fsanitize=<kind> from the patched tree's
+# source and linked ahead of the patched build's libMLIRIR.a, whose other
+# objects are not instrumented. Every access the weak references make to their control
 # blocks, tables and flags is instrumented; accesses inside the rest of MLIR
 # are not (a full instrumented tree: SANITIZE=thread ./test.sh). With
 # `address` on 23.1.1 it then runs the drivers' erasure check tests the same
