@@ -200,8 +200,9 @@ if python_bindings; then
 fi
 UPSTREAM_TEST_TARGETS=(MLIRPassTests MLIRSupportTests)
 ((UPSTREAM_IR_TESTS)) && UPSTREAM_TEST_TARGETS+=(MLIRIRTests)
-# The C API test comes with the series (patch 0003): not in the baseline tree.
-[[ $VARIANT == baseline ]] || UPSTREAM_TEST_TARGETS+=(mlir-capi-opref-test)
+# The C API tests come with the series (weak references: opref.c;
+# mlirOperationGetUserOutside: users.c): not in the baseline tree.
+[[ $VARIANT == baseline ]] || UPSTREAM_TEST_TARGETS+=(mlir-capi-opref-test mlir-capi-users-test)
 
 series_files() {
   [[ -f $SERIES_DIR/series ]] || return 0

@@ -3,9 +3,9 @@
 # for LLVM 23.1.1 (the default release), then for 19.1.7 if its tree is built
 # (LLVM_VERSION=19.1.7 ./setup.sh; otherwise the output says it was skipped;
 # its series is checked to apply either way, by ctest's patch-series-19.1.7):
-# the project's GoogleTest and lit suites through ctest (patch 0001's upstream
+# the project's GoogleTest and lit suites through ctest (the core's upstream
 # unit test, the Python tests and the hostile suite included), and upstream
-# MLIR's MLIRPassTests/MLIRSupportTests and the C API lit test built from the
+# MLIR's MLIRPassTests/MLIRSupportTests and the C API lit tests built from the
 # patched tree, next to the baseline tree's counts when it is built
 # (MLIRIRTests too when built: ./setup.sh --upstream-ir-tests).
 #
@@ -80,7 +80,7 @@ test_release() { # release
     name=$(basename "$suite")
     if [[ ! -x $llvm_build/tools/mlir/unittests/$suite ]]; then
       # Only MLIRIRTests is optional (it links MLIR's Test dialect: about
-      # 1,000 more build steps). Patch 0001's own test in it,
+      # 1,000 more build steps). The core's own test in it,
       # WeakOpRefTest.cpp, runs in ctest above as WeakOpRefUpstreamTests.
       printf '%-18s not built (./setup.sh --upstream-ir-tests); its WeakOpRefTest.cpp ran above as WeakOpRefUpstreamTests\n' "$name"
       continue
@@ -94,14 +94,17 @@ test_release() { # release
     fi
     printf '%-18s patched: %-28s %s\n' "$name" "$result" "$base_result"
   done
-  # The C API test added by patch 0003, through upstream's own lit setup.
-  if out=$("$llvm_build/bin/llvm-lit" -q "$llvm_build/tools/mlir/test/CAPI/opref.c" 2>&1); then
-    echo "mlir/test/CAPI/opref.c: passed"
-  else
-    echo "$out" | tail -30
-    echo "mlir/test/CAPI/opref.c: FAILED"
-    status=1
-  fi
+  # The C API tests the series adds (weak references: opref.c;
+  # mlirOperationGetUserOutside: users.c), through upstream's own lit setup.
+  for capi in opref.c users.c; do
+    if out=$("$llvm_build/bin/llvm-lit" -q "$llvm_build/tools/mlir/test/CAPI/$capi" 2>&1); then
+      echo "mlir/test/CAPI/$capi: passed"
+    else
+      echo "$out" | tail -30
+      echo "mlir/test/CAPI/$capi: FAILED"
+      status=1
+    fi
+  done
 }
 
 if [[ -n ${LLVM_VERSION:-} ]]; then

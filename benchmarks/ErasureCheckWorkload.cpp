@@ -6,9 +6,9 @@
 //===----------------------------------------------------------------------===//
 //
 // Parse + canonicalize of about N ops with the greedy driver's erasure checks
-// off or on (23.1.1, patch 25). benchmarks/CMakeLists.txt builds it three
+// off or on (23.1.1, patch 26). benchmarks/CMakeLists.txt builds it three
 // times, each with the greedy driver compiled with it, identically: as
-// patched; as it was before patch 25 (the cost of the patch when off); and
+// patched; as it was before patch 26 (the cost of the patch when off); and
 // with MLIR_ENABLE_EXPENSIVE_PATTERN_API_CHECKS (the existing compile-time
 // checks). benchmarks/erasure_checks.sh counts the instructions inside
 // `weakref_workload` under callgrind.

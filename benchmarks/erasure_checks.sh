@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # benchmarks/erasure_checks.sh -- what the greedy driver's erasure checks
-# (23.1.1, patch 25) cost on parse + canonicalize, in instructions counted by
+# (23.1.1, patch 26) cost on parse + canonicalize, in instructions counted by
 # callgrind inside `weakref_workload` (benchmarks/ErasureCheckWorkload.cpp),
 # all binaries of one build run side by side:
 #   off / before   the driver with the checks off, over the driver before patch
@@ -20,7 +20,7 @@ SIZES=("$@")
 ((${#SIZES[@]})) || SIZES=(1000 10000 100000)
 BIN=$BUILD/bin
 for b in weakref-erasure-workload{,-before,-expensive}; do
-  [[ -x $BIN/$b ]] || { echo "erasure_checks.sh: error: $BIN/$b not built (a 23.1.1 build with patch 25: ./setup.sh)" >&2; exit 1; }
+  [[ -x $BIN/$b ]] || { echo "erasure_checks.sh: error: $BIN/$b not built (a 23.1.1 build with patch 26: ./setup.sh)" >&2; exit 1; }
 done
 command -v valgrind >/dev/null || { echo "erasure_checks.sh: error: valgrind not installed" >&2; exit 1; }
 count() { # binary args...

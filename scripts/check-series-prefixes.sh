@@ -1,10 +1,19 @@
 #!/usr/bin/env bash
 # check-series-prefixes.sh -- every prefix of a release's patch series
 # (patches 1..k, k = 1..N) builds and passes the tests that prefix adds, so
-# that each patch can be reviewed and landed on its own.
+# that each patch can be reviewed and landed on its own; with --alone, each
+# independent fix builds and passes its tests on the unpatched release.
 #
 #   [LLVM_VERSION=23.1.1|19.1.7] scripts/check-series-prefixes.sh [--dry-run]
-#   [LLVM_VERSION=...]           scripts/check-series-prefixes.sh --restore
+#   [LLVM_VERSION=...]           scripts/check-series-prefixes.sh --alone [--dry-run]
+#   [LLVM_VERSION=...]           scripts/check-series-prefixes.sh --restore [--alone]
+#
+# A series may begin with a section of independent fixes: the patches listed
+# after a comment line starting "# Independent fixes" and before the next
+# comment line of `series` (patches/llvm-23.1.1/ has one). They come first
+# and are not prefixes of the weak-reference series: the prefixes checked by
+# default start after them (each includes them all), and --alone checks
+# each of them on its own, as a reviewer taking it as its own change would.
 #
 #   --dry-run   print, per prefix, the files that would be re-made, the
 #               targets that would be built and the tests that would run;
@@ -14,6 +23,13 @@
 #   --from K    start at prefix K (the ones before were checked by an
 #               earlier run of the same patches 1..K-1); the last step is
 #               still the full series
+#   --alone     each independent fix alone on the release, in the BASELINE
+#               tree (`./setup.sh --baseline`: the release unpatched, with
+#               the LLVM targets of the default set-up): for each fix, the
+#               files it touches re-made from the pristine source + that
+#               patch, its targets built and its tests run as below; the
+#               last step puts the pristine files back and rebuilds what
+#               any step built
 #
 # It works IN the patched build tree of ./setup.sh (`--print-tree`), reusing
 # its LLVM build: for k = 1..N it re-makes the files the series touches from
@@ -52,13 +68,15 @@ export LLVM_VERSION=${LLVM_VERSION:-23.1.1}
 JOBS=${JOBS:-$(nproc)}
 DRY_RUN=0
 RESTORE_ONLY=0
-FROM=1
+ALONE=0
+FROM=
 args=("$@")
 for ((i = 0; i < ${#args[@]}; i++)); do
   arg=${args[i]}
   case $arg in
   --dry-run) DRY_RUN=1 ;;
   --restore) RESTORE_ONLY=1 ;;
+  --alone) ALONE=1 ;;
   --from)
     FROM=${args[i + 1]:-}
     [[ $FROM =~ ^[1-9][0-9]*$ ]] ||
@@ -73,8 +91,11 @@ die() { echo "check-series-prefixes: error: $*" >&2; exit 1; }
 say() { echo "check-series-prefixes: $*"; }
 join() { local IFS=,; printf '%s' "$*" | sed 's/,/, /g'; }
 
-# Every path comes from setup.sh, the owner of the cache layout.
-ask() { "$ROOT/setup.sh" "$1"; }
+# Every path comes from setup.sh, the owner of the cache layout. --alone
+# works in the baseline tree.
+VARIANT_ARG=--patched
+((ALONE)) && VARIANT_ARG=--baseline
+ask() { "$ROOT/setup.sh" "$VARIANT_ARG" "$1"; }
 TREE=$(ask --print-tree)
 LLVM_BUILD=$(ask --print-llvm-build)
 PRISTINE=$(ask --print-pristine)
@@ -92,6 +113,18 @@ FILECHECK=$LLVM_BUILD/bin/FileCheck
 mapfile -t PATCH_NAMES < <(grep -v -e '^\s*#' -e '^\s*$' "$SERIES_DIR/series" || true)
 N=${#PATCH_NAMES[@]}
 ((N)) || die "$SERIES_DIR/series names no patch"
+# NFIX: the number of independent fixes (the series' first NFIX patches).
+NFIX=$(awk '/^[ \t]*#/ { if (n) exit; if ($0 ~ /^# Independent fixes/) in_fixes = 1; next }
+            /^[ \t]*$/ { next }
+            in_fixes { n++ } !in_fixes { exit }
+            END { print n + 0 }' "$SERIES_DIR/series")
+((NFIX < N)) || die "$SERIES_DIR/series: every patch is in the independent fixes' section"
+if ((ALONE)); then
+  ((NFIX)) || die "--alone: $SERIES_DIR/series has no section of independent fixes ('# Independent fixes' comment)"
+  [[ -z $FROM ]] || die "--alone checks every independent fix: --from does not apply"
+  FROM=1
+fi
+FROM=${FROM:-$((NFIX + 1))}
 ((FROM <= N)) || die "--from $FROM: the series has $N patches"
 PATCHES=()
 for p in "${PATCH_NAMES[@]}"; do
@@ -110,10 +143,15 @@ touched_files() {
   local p
   for p in "$@"; do sed -n 's#^+++ b/\(.*\)#\1#p; s#^--- a/\(.*\)#\1#p' "$p"; done | sort -u
 }
-mapfile -t TOUCHED < <(touched_files "${PATCHES[@]}")
+if ((ALONE)); then
+  mapfile -t TOUCHED < <(touched_files "${PATCHES[@]:0:NFIX}")
+else
+  mapfile -t TOUCHED < <(touched_files "${PATCHES[@]}")
+fi
 
 # remake DIR K: DIR holds the touched files as pristine + patches 1..K make
-# them (a file that does not exist then is absent).
+# them (a file that does not exist then is absent); in --alone mode, as
+# pristine + patch K alone makes them (K = 0: pristine).
 # copy_touched FROM TO: the touched files FROM has, into TO (mtimes kept).
 copy_touched() {
   local f
@@ -125,16 +163,38 @@ copy_touched() {
 }
 
 remake() {
-  local dir=$1 k=$2 i out
+  local dir=$1 k=$2 i out first=0
   rm -rf "$dir"
   mkdir -p "$dir"
   copy_touched "$PRISTINE" "$dir"
-  for ((i = 0; i < k; i++)); do
+  ((ALONE)) && first=$((k > 0 ? k - 1 : 0))
+  for ((i = first; i < k; i++)); do
     if ! out=$(patch -p1 -d "$dir" --forward --batch --no-backup-if-mismatch <"${PATCHES[i]}" 2>&1); then
       echo "$out" | sed 's/^/    /' >&2
+      ((ALONE)) && die "patch ${PATCH_NAMES[i]} does not apply alone to the pristine release; fix it"
       die "patch ${PATCH_NAMES[i]} does not apply to pristine + patches 1..$i; fix the series"
     fi
   done
+}
+# FULL: the step the tree is checked against and ends with: the full series,
+# or in --alone mode the pristine release (0).
+FULL=$N
+SETUP_CMD="./setup.sh"
+((ALONE)) && FULL=0 SETUP_CMD="./setup.sh --baseline --no-demo"
+# The steps, in order; the last is FULL.
+STEPS=()
+if ((ALONE)); then
+  for ((k = 1; k <= NFIX; k++)); do STEPS+=("$k"); done
+  STEPS+=(0)
+else
+  for ((k = FROM; k <= N; k++)); do STEPS+=("$k"); done
+fi
+label() { # the step's name in the report
+  if ((ALONE)); then
+    (($1)) && echo "fix $1/$NFIX alone $(subject "${PATCHES[$1 - 1]}")" || echo "pristine release (restored)"
+  else
+    echo "prefix $1/$N $(subject "${PATCHES[$1 - 1]}")"
+  fi
 }
 same_file() { # A B: both absent, or both present with the same content
   if [[ -e $1 ]]; then [[ -e $2 ]] && cmp -s "$1" "$2"; else [[ ! -e $2 ]]; fi
@@ -170,10 +230,14 @@ sync_src() {
 # ninja (anything built against other content is rebuilt), used after an
 # interrupted run.
 restore_full_series() {
-  remake "$WORK/step" "$N"
+  remake "$WORK/step" "$FULL"
   sync_src "$WORK/step"
   rm -rf "$WORK/step"
-  say "full series restored in $SRC (${#CHANGED[@]} file(s) re-made with new mtimes)"
+  if ((ALONE)); then
+    say "pristine release restored in $SRC (${#CHANGED[@]} file(s) re-made with new mtimes)"
+  else
+    say "full series restored in $SRC (${#CHANGED[@]} file(s) re-made with new mtimes)"
+  fi
 }
 
 # ---------------------------------------------------- what a prefix needs ----
@@ -188,6 +252,7 @@ GTEST_SPECS=(
 # 2,100 more steps).
 CAPI_SPECS=(
   "mlir/test/CAPI/opref.c mlir-capi-opref-test"
+  "mlir/test/CAPI/users.c mlir-capi-users-test"
 )
 # The LLVM targets setup.sh builds for this project, its Python package's
 # included, but the dialect set of weakref/python/extended-dialects.txt: the
@@ -208,9 +273,21 @@ fi
 [[ -n $python_reason ]] || printf '%s\n' "${SETUP_TARGETS[@]}" | grep -qx MLIRCAPIDebug ||
   die "setup.sh --print-llvm-targets did not list the Python package's targets"
 
-# added DIR FILE: the prefix whose touched files DIR holds has FILE, and it
-# added or changed it (an upstream test it does not change is not its test).
-added() { [[ -e $1/$2 ]] && ! same_file "$PRISTINE/$2" "$1/$2"; }
+# BASE: what a step's tests are found against: the pristine release with
+# the independent fixes (the fixes' own tests are not the weak-reference
+# prefixes': --alone runs them, and with the full series ./test.sh), or with
+# --alone the pristine release.
+BASE=$PRISTINE
+if ((NFIX && !ALONE)); then
+  BASE=$(mktemp -d)
+  remake "$BASE" "$NFIX"
+fi
+cleanup_base() { [[ $BASE == "$PRISTINE" ]] || rm -rf "$BASE"; }
+trap cleanup_base EXIT
+# added DIR FILE: the step whose touched files DIR holds has FILE, and
+# added or changed it from BASE (an upstream test it does not change, or an
+# independent fix's, is not its test).
+added() { [[ -e $1/$2 ]] && ! same_file "$BASE/$2" "$1/$2"; }
 # plan DIR: from a tree of touched files, what its tests and targets are.
 plan() {
   local dir=$1 f spec name libs
@@ -233,6 +310,13 @@ plan() {
     PY_TESTS+=("${f#mlir/test/python/}")
   done
   TARGETS=(MLIRIR MLIRCAPIIR)
+  # The library sources the prefix changes, each through the object it
+  # compiles to (ninja's `source^`): a patch that changes a dialect, say,
+  # compiles even when no test of the prefix needs it. The Python bindings'
+  # sources are built by the Python package below.
+  for f in "${TOUCHED[@]}"; do
+    [[ $f == mlir/lib/*.cpp && $f != mlir/lib/Bindings/Python/* ]] && added "$dir" "$f" && TARGETS+=("$SRC/$f^")
+  done
   ((HAS_GTEST)) && TARGETS+=(LLVMSupport llvm_gtest llvm_gtest_main "${GTEST_LIBS[@]}")
   for spec in "${CAPIS[@]}"; do TARGETS+=("${spec#* }"); done
   ((${#PY_TESTS[@]})) && [[ -z $python_reason ]] && TARGETS+=("${SETUP_TARGETS[@]}")
@@ -405,12 +489,16 @@ check_tree() { # scratch-dir
   local problems=() diff
   [[ -d $SRC && -f $TREE/key ]] || problems+=("no patched tree in $TREE (no src/ or key)")
   if [[ -d $SRC ]]; then
-    if ! printf '%s\n' "${TOUCHED[@]}" | cmp -s - "$TREE/touched"; then
+    if ((!ALONE)) && ! printf '%s\n' "${TOUCHED[@]}" | cmp -s - "$TREE/touched"; then
       problems+=("the series touches other files than $TREE/touched lists")
     fi
-    remake "$1" "$N"
+    remake "$1" "$FULL"
     mapfile -t diff < <(differing_files "$1" "$SRC")
-    ((${#diff[@]} == 0)) || problems+=("${#diff[@]} touched file(s) of $SRC differ from pristine + the series: ${diff[*]}")
+    if ((ALONE)); then
+      ((${#diff[@]} == 0)) || problems+=("${#diff[@]} file(s) of $SRC the fixes touch differ from the pristine release: ${diff[*]}")
+    else
+      ((${#diff[@]} == 0)) || problems+=("${#diff[@]} touched file(s) of $SRC differ from pristine + the series: ${diff[*]}")
+    fi
   fi
   TREE_PROBLEMS=("${problems[@]}")
   # setup.sh's key names the series by a hash of its files (as setup.sh's
@@ -418,7 +506,7 @@ check_tree() { # scratch-dir
   # messages changed, which does not matter here.
   local hash p
   hash=$({ cat "$SERIES_DIR/series"; for p in "${PATCHES[@]}"; do cat "$p"; done; } | sha256sum | cut -c1-12)
-  if ((${#problems[@]} == 0)) && [[ $(cat "$TREE/key") != *-series-$hash-* ]]; then
+  if ((!ALONE && ${#problems[@]} == 0)) && [[ $(cat "$TREE/key") != *-series-$hash-* ]]; then
     say "note: $TREE/key is for another version of the series, with the same file contents (commit messages changed?)"
   fi
 }
@@ -428,16 +516,17 @@ busy() { ps -eo args= 2>/dev/null | grep -F -- "$LLVM_BUILD" | grep -E '^(\S*/)?
 # ---------------------------------------------------------------- dry run ----
 if ((DRY_RUN)); then
   TMP=$(mktemp -d)
-  trap 'rm -rf "$TMP"' EXIT
+  trap 'rm -rf "$TMP"; cleanup_base' EXIT
   say "LLVM $LLVM_VERSION, $N patches, $((${#TOUCHED[@]})) touched files; tree $TREE"
   check_tree "$TMP/full"
   if [[ -f $INPROGRESS ]]; then
     say "an interrupted run left the tree at a prefix: a real run (or --restore) restores the full series first"
   elif ((${#TREE_PROBLEMS[@]})); then
     for p in "${TREE_PROBLEMS[@]}"; do say "a real run would refuse: $p"; done
-    say "(run ./setup.sh first; the plan below compares with the tree as it is)"
+    say "(run $SETUP_CMD first; the plan below compares with the tree as it is)"
   else
-    say "tree check: $SRC is pristine + the current series (key $(cat "$TREE/key"))"
+    ((ALONE)) && say "tree check: $SRC is the pristine release where the fixes touch it (key $(cat "$TREE/key"))"
+    ((ALONE)) || say "tree check: $SRC is pristine + the current series (key $(cat "$TREE/key"))"
   fi
   b=$(busy)
   [[ -n $b ]] && say "a real run would refuse now: running in the LLVM build: $(head -1 <<<"$b" | cut -c1-120)..."
@@ -445,18 +534,18 @@ if ((DRY_RUN)); then
   [[ -x $FILECHECK ]] || say "no $FILECHECK (yet): C API tests would be checked by exit status only, Python tests not run"
   prev=$SRC
   any_targets=()
-  for ((k = FROM; k <= N; k++)); do
+  for k in "${STEPS[@]}"; do
     remake "$TMP/step-$k" "$k"
     mapfile -t changed < <(differing_files "$prev" "$TMP/step-$k")
     plan "$TMP/step-$k"
     any_targets+=("${TARGETS[@]}")
-    if ((k == N)); then
+    if ((k == FULL)); then
       # The last step builds what any step built (see the real run below).
       mapfile -t TARGETS < <(printf '%s\n' "${any_targets[@]}" | awk '!seen[$0]++')
       drop_absent_capi_targets
     fi
     echo
-    echo "prefix $k/$N $(subject "${PATCHES[k - 1]}"):"
+    echo "$(label "$k"):"
     if ((${#changed[@]})); then
       echo "  re-make ${#changed[@]} file(s) (new mtime; '-': removed):"
       for f in "${changed[@]}"; do
@@ -508,7 +597,7 @@ fi
 b=$(busy)
 [[ -z $b ]] || die "ninja or cmake is running in $LLVM_BUILD ($(head -1 <<<"$b" | cut -c1-100)...); wait for it"
 [[ ! -e $TREE/src.new ]] || die "$TREE/src.new exists: setup.sh is re-making the tree (or was interrupted); re-run ./setup.sh"
-[[ -f $LLVM_BUILD/build.ninja ]] || die "no LLVM build in $LLVM_BUILD; run ./setup.sh first"
+[[ -f $LLVM_BUILD/build.ninja ]] || die "no LLVM build in $LLVM_BUILD; run $SETUP_CMD first"
 if [[ -f $INPROGRESS ]]; then
   say "an earlier run was interrupted at a prefix: restoring the full series first"
   restore_full_series
@@ -518,7 +607,7 @@ check_tree "$WORK/full"
 if ((${#TREE_PROBLEMS[@]})); then
   for p in "${TREE_PROBLEMS[@]}"; do echo "check-series-prefixes: $p" >&2; done
   rm -rf "$WORK/full"
-  die "$SRC is not what ./setup.sh makes of the current series; run ./setup.sh (LLVM_VERSION=$LLVM_VERSION) first"
+  die "$SRC is not what $SETUP_CMD makes of the current series; run LLVM_VERSION=$LLVM_VERSION $SETUP_CMD first"
 fi
 rm -rf "$WORK/full"
 
@@ -532,6 +621,7 @@ copy_touched "$SRC" "$WORK/recorded"
 touch "$INPROGRESS"
 on_exit() {
   local rc=$?
+  cleanup_base
   if [[ -f $INPROGRESS ]]; then
     echo "check-series-prefixes: stopped before the end: restoring the full series" >&2
     restore_full_series && rm -f "$INPROGRESS"
@@ -575,14 +665,19 @@ restore_recorded_mtimes() {
 
 # ------------------------------------------------------------------ steps ----
 mkdir -p "$WORK/logs"
-say "LLVM $LLVM_VERSION: $N prefixes in $TREE (logs: $WORK/logs/)"
+if ((ALONE)); then
+  say "LLVM $LLVM_VERSION: $NFIX independent fixes, each alone, in $TREE (logs: $WORK/logs/)"
+else
+  say "LLVM $LLVM_VERSION: $N patches in $TREE (logs: $WORK/logs/)"
+  ((FROM > 1)) && say "starting at prefix $FROM$( ((NFIX)) && echo " (after the $NFIX independent fixes)" || echo " (--from)")"
+fi
 any_targets=()
 all_ok=1
 last_build_ok=0
-((FROM > 1)) && say "starting at prefix $FROM (--from)"
-for ((k = FROM; k <= N; k++)); do
-  subj=$(subject "${PATCHES[k - 1]}")
+for k in "${STEPS[@]}"; do
+  subj=$(label "$k")
   log=$WORK/logs/prefix-$k.log
+  ((ALONE)) && log=$WORK/logs/alone-$k.log
   : >"$log"
   remake "$WORK/step" "$k"
   sync_src "$WORK/step"
@@ -592,13 +687,13 @@ for ((k = FROM; k <= N; k++)); do
   build_gtest=$HAS_GTEST
   build_python=0
   ((${#PY_TESTS[@]})) && [[ -z $python_reason ]] && build_python=1
-  if ((k == N)); then
+  if ((k == FULL)); then
     # The last step builds whatever any step built, so that afterwards no
     # object is left built against a prefix (see restore_recorded_mtimes).
     mapfile -t TARGETS < <(printf '%s\n' "${any_targets[@]}" | awk '!seen[$0]++')
     drop_absent_capi_targets
   fi
-  echo "== prefix $k/$N: ${#CHANGED[@]} file(s) re-made; ninja ${TARGETS[*]}" >>"$log"
+  echo "== $subj: ${#CHANGED[@]} file(s) re-made; ninja ${TARGETS[*]}" >>"$log"
   printf '%s\n' "${CHANGED[@]}" >>"$log"
   build_ok=1
   echo "+ ninja -C $LLVM_BUILD -j$JOBS ${TARGETS[*]}" >>"$log"
@@ -611,7 +706,7 @@ for ((k = FROM; k <= N; k++)); do
     done
   fi
   ((build_ok && build_python)) && { scratch_build python "$PYTHON_CMAKE" MLIRWeakRefPythonModules "$log" || build_ok=0; }
-  ((k == N)) && last_build_ok=$build_ok
+  ((k == FULL)) && last_build_ok=$build_ok
   if ((build_ok)); then
     run_tests "$log"
     if ((${#TEST_NAMES[@]} == 0)); then
@@ -623,32 +718,36 @@ for ((k = FROM; k <= N; k++)); do
       all_ok=0
     fi
     ((${#TEST_NOT_RUN[@]})) && result+=" [not run: $(join "${TEST_NOT_RUN[@]}")]"
-    echo "prefix $k/$N $subj: build ok, $result"
+    echo "$subj: build ok, $result"
   else
     TEST_NOTES=() TEST_OK=0
     all_ok=0
-    echo "prefix $k/$N $subj: build FAIL, tests not run"
+    echo "$subj: build FAIL, tests not run"
     grep -A15 -E '^FAILED:|CMake Error' "$log" | head -40 | sed 's/^/    /'
   fi
   for n in "${TEST_NOTES[@]}"; do echo "    note: $n"; done
   ((build_ok && TEST_OK)) || echo "    (log: $log)"
 done
 
-# The tree holds the full series again (the last step).
+# The tree holds the full series (the pristine release with --alone) again:
+# the last step.
 rm -f "$INPROGRESS"
 trap - EXIT
+cleanup_base
 if ((last_build_ok)); then
   restore_recorded_mtimes
 else
-  say "the full series' build failed: the re-made files keep their new mtimes (objects built for a prefix must be rebuilt)"
+  say "the last step's build failed: the re-made files keep their new mtimes (objects built for a step must be rebuilt)"
 fi
 if ((all_ok)); then
-  if ((FROM > 1)); then
+  if ((ALONE)); then
+    say "OK: each of the $NFIX independent fixes builds and passes its tests alone on LLVM $LLVM_VERSION"
+  elif ((FROM > 1)); then
     say "OK: prefixes $FROM to $N build and pass their tests"
   else
     say "OK: all $N prefixes build and pass their tests"
   fi
 else
-  say "FAIL: see the prefixes above"
+  say "FAIL: see the steps above"
   exit 1
 fi

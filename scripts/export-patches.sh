@@ -10,6 +10,20 @@ out=$(LLVM_VERSION=${LLVM_VERSION:-23.1.1} "$(dirname "$0")/../setup.sh" --print
 mkdir -p "$out"
 rm -f "$out"/*.patch
 git -C "$src" format-patch --quiet --no-signature --zero-commit -o "$out" "$base"..HEAD
-(cd "$out" && ls *.patch) >"$out/series"
-echo "wrote $(wc -l <"$out/series") patches to $out:"
+# A series in two sections (comment lines before each, as patches/llvm-23.1.1/
+# has: the independent fixes first, then the weak-reference series) keeps its
+# comments and the number of patches in its first section.
+old_series=$(cat "$out/series" 2>/dev/null || true)
+mapfile -t names < <(cd "$out" && ls *.patch)
+awk -v names="${names[*]}" '
+  BEGIN { n = split(names, p, " ") }
+  /^[ \t]*#/ { if (listed && !second) { second = 1 }; if (second) c2 = c2 $0 "\n"; else c1 = c1 $0 "\n"; next }
+  /^[ \t]*$/ { next }
+  { listed = 1; if (!second) first++ }
+  END {
+    if (!second) { for (i = 1; i <= n; i++) print p[i]; exit }
+    printf "%s", c1; for (i = 1; i <= first && i <= n; i++) print p[i]
+    printf "%s", c2; for (; i <= n; i++) print p[i]
+  }' <<<"$old_series" >"$out/series"
+echo "wrote ${#names[@]} patches to $out:"
 cat "$out/series"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs patch 0001-0002's unit test (mlir/unittests/IR/WeakOpRefTest.cpp) and
+# Runs the core patches' unit test (mlir/unittests/IR/WeakOpRefTest.cpp) and
 # the extension-free core under a sanitizer without an instrumented LLVM
 # tree: the core's own sources (WeakOpRef.cpp and the MLIR files the series
 # changes: Operation.cpp, Block.cpp, Region.cpp, Value.cpp, MLIRContext.cpp)
@@ -64,9 +64,9 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:allow_user_p
 echo "running $OUT/WeakOpRefTest"
 "$OUT/WeakOpRefTest" "$@"
 
-# 23.1.1: the drivers' erasure checks (patches 24-27), their unit tests with
-# the core, the pattern machinery and both drivers instrumented the same way
-# (unittests/CMakeLists.txt, target ErasureChecksAsanTests).
+# 23.1.1: the drivers' erasure checks (patches 15 and 26-28), their unit tests
+# with the core, the pattern machinery and both drivers instrumented the same
+# way (unittests/CMakeLists.txt, target ErasureChecksAsanTests).
 PROJECT_BUILD=$("$ROOT/setup.sh" --print-build-dir)
 if [[ $KIND == address ]]; then
   # (The target list is read whole: `grep -q` on ninja's pipe would stop it

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Checks that the files both patch series add to MLIR's C++ core and C API
 (WeakOpRef.h, WeakOpRef.cpp, WeakRefTable.h, their unit test and the C API
-test) stay the same in every release, except for the differences recorded in
+tests) stay the same in every release, except for the differences recorded in
 series-files.diff: one release's series cannot drift from the other's
 unnoticed. The Python tests are left out: they test two different bindings
 (pybind11 in 19.1.7, nanobind in 23.1.1). Needs only the patch files (and

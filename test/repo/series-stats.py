@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """Size of each patch of each series (patches/llvm-<release>/, in `series`
 order): its code lines and its test lines, and a check that the series stays
-reviewable: patch 1 of a series has at most 350 code lines, every patch at
-most 600.
+reviewable: the first patch of the weak-reference series (patch 1, or the
+first after a section of independent fixes: the patches listed after a
+comment line starting "# Independent fixes" and before the next comment)
+has at most 350 code lines, every patch at most 600.
 
 Counted: the added and removed lines of the diff hunks (not the `+++`/`---`
 headers, not the commit message) that are neither blank nor comment-only.
@@ -44,6 +46,23 @@ def releases():
 def series(release):
     with open(os.path.join(PATCHES, f"llvm-{release}", "series")) as f:
         return [l.strip() for l in f if l.strip() and not l.lstrip().startswith("#")]
+
+
+def independent_fixes(release):
+    """How many patches the series' section of independent fixes lists (0: none)."""
+    n, in_fixes = 0, False
+    with open(os.path.join(PATCHES, f"llvm-{release}", "series")) as f:
+        for line in f:
+            line = line.strip()
+            if line.startswith("#"):
+                if n:
+                    break
+                in_fixes = in_fixes or line.startswith("# Independent fixes")
+            elif line:
+                if not in_fixes:
+                    break
+                n += 1
+    return n
 
 
 def subject(text, name):
@@ -134,7 +153,7 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--release", help="only this release (e.g. 23.1.1)")
     ap.add_argument("--limits", default="first=350,any=600",
-                    help="code line limits: of patch 1 and of any patch (default %(default)s)")
+                    help="code line limits: of the first weak-reference patch and of any patch (default %(default)s)")
     ap.add_argument("--exempt", action="append", default=[], metavar="SUBSTRING",
                     help="patches whose subject contains SUBSTRING are reported "
                          "but do not fail the limits (repeatable)")
@@ -151,13 +170,15 @@ def main():
     else:
         todo = all_releases
 
-    print(f"limits: patch 1 <= {limits['first']} code lines, any patch <= {limits['any']}")
+    print(f"limits: first patch of the weak-reference series <= {limits['first']} code lines, "
+          f"any patch <= {limits['any']}")
     if args.exempt:
         print("EXEMPT from the limits (reported, not failing): patches whose subject contains "
               + ", ".join(f"'{e}'" for e in args.exempt) + " (--exempt)")
     failures = []
     for release in todo:
         rows = []
+        first = independent_fixes(release) + 1
         for n, name in enumerate(series(release), 1):
             path = os.path.join(PATCHES, f"llvm-{release}", name)
             if not os.path.isfile(path):
@@ -168,9 +189,9 @@ def main():
                 text = f.read()
             subj = subject(text, name)
             code, test = count(text)
-            limit, which = (limits["first"], "first") if n == 1 else (limits["any"], "any")
-            # Patch 1 is held to both limits (the smaller one decides).
-            if n == 1 and limits["any"] < limit:
+            limit, which = (limits["first"], "first") if n == first else (limits["any"], "any")
+            # The first patch is held to both limits (the smaller one decides).
+            if n == first and limits["any"] < limit:
                 limit, which = limits["any"], "any"
             status = "ok"
             if code > limit:

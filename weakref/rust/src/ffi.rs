@@ -1,8 +1,8 @@
 //! Hand-written declarations of the few C functions this crate calls, from
 //! `mlir-c/IR.h`, `mlir-c/Pass.h`, `mlir-c/Support.h`, the dialect headers
-//! and patch 0003's weak-reference API (`MlirOperationRef`). All of them are
-//! exported by libMLIRWeakRefC.so for both LLVM 23.1.1 and 19.1.7 (checked
-//! with `nm -D --defined-only`).
+//! and patch 0018's (19.1.7: 0003) weak-reference API (`MlirOperationRef`).
+//! All of them are exported by libMLIRWeakRefC.so for both LLVM 23.1.1 and
+//! 19.1.7 (checked with `nm -D --defined-only`).
 //!
 //! The handle types are `struct { void *ptr; }` in C, passed and returned by
 //! value; `#[repr(C)]` structs of one pointer have the same ABI.
@@ -98,9 +98,9 @@ extern "C" {
         op: MlirOperation,
     ) -> MlirLogicalResult;
 
-    // Weak operation references (patch 0003). `mlirOperationRefIsNull` is a
-    // static inline function in the header, not exported: a null check of
-    // `ptr` stands for it.
+    // Weak operation references (patch 0018, 19.1.7: 0003).
+    // `mlirOperationRefIsNull` is a static inline function in the header, not
+    // exported: a null check of `ptr` stands for it.
     pub fn mlirOperationRefCreate(op: MlirOperation) -> MlirOperationRef;
     pub fn mlirOperationRefCopy(reference: MlirOperationRef) -> MlirOperationRef;
     pub fn mlirOperationRefDestroy(reference: MlirOperationRef);

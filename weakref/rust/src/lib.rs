@@ -1,8 +1,8 @@
 //! A safe Rust handle over `MlirOperationRef`, the weak operation references
-//! of the patched MLIR C API (patch 0003, `mlir-c/IR.h`), with just enough of
-//! MLIR around it to use one: a [`Context`] (builtin, func, arith and cf
-//! dialects), a [`Module`] parsed from text, [`Operation`]s borrowed from it,
-//! and a [`PassManager`] built from a textual pipeline.
+//! of the patched MLIR C API (patch 0018, 19.1.7: 0003; `mlir-c/IR.h`), with
+//! just enough of MLIR around it to use one: a [`Context`] (builtin, func,
+//! arith and cf dialects), a [`Module`] parsed from text, [`Operation`]s
+//! borrowed from it, and a [`PassManager`] built from a textual pipeline.
 //!
 //! An [`OperationRef`] does not keep its operation alive. Once the operation
 //! has been destroyed, by whatever path (a pass, the erasure of a parent, the
@@ -280,18 +280,18 @@ impl fmt::Debug for Operation<'_> {
 /// # `Send` and `Sync`
 ///
 /// Both, because the C API's threading contract allows it. The "Thread
-/// safety" paragraph of `mlir/IR/WeakOpRef.h` (patch 0001), which the C
-/// functions wrap, says: "References may be copied, dropped and read with
-/// `WeakOpRef::get()` on any thread, concurrently with the destruction of the
-/// referenced operation, or of its context, on another"; its "Context
-/// lifetime" paragraph: "References may outlive their context: destroying the
-/// context makes every outstanding reference read null." So moving a
-/// reference to another thread and cloning, dropping or testing it there
-/// (`Send`), and cloning, comparing, hashing or testing one `&OperationRef` on
-/// several threads at once (`Sync`: copying is an atomic increment of the
-/// shared count, `mlirOperationRefDeref` and `mlirOperationRefIsExpired` an
-/// atomic load, equality and hashing read only the handle) are all within the
-/// contract.
+/// safety" paragraph of `mlir/IR/WeakOpRef.h` (patch 0011, 19.1.7: 0001),
+/// which the C functions wrap, says: "References may be copied, dropped and
+/// read with `WeakOpRef::get()` on any thread, concurrently with the
+/// destruction of the referenced operation, or of its context, on another";
+/// its "Context lifetime" paragraph: "References may outlive their context:
+/// destroying the context makes every outstanding reference read null." So
+/// moving a reference to another thread and cloning, dropping or testing it
+/// there (`Send`), and cloning, comparing, hashing or testing one
+/// `&OperationRef` on several threads at once (`Sync`: copying is an atomic
+/// increment of the shared count, `mlirOperationRefDeref` and
+/// `mlirOperationRefIsExpired` an atomic load, equality and hashing read only
+/// the handle) are all within the contract.
 ///
 /// The contract stops at the operation `Deref` returns: "using it while
 /// another thread may destroy the operation is a data race like any other
