@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # check-series-prefixes.sh -- every prefix of a release's patch series
-# (patches 1..k, k = 1..N) builds and passes the tests that prefix adds, so
-# that each patch can be reviewed and landed on its own; with --alone, each
-# independent fix builds and passes its tests on the unpatched release.
+# (patches 1..k, k = F..N; F = 1, or the first patch after the independent
+# fixes) builds and passes the tests that prefix adds, so that each patch can
+# be reviewed and landed on its own; with --alone, each independent fix
+# builds and passes its tests on the unpatched release.
 #
 #   [LLVM_VERSION=23.1.1|19.1.7] scripts/check-series-prefixes.sh [--dry-run]
 #   [LLVM_VERSION=...]           scripts/check-series-prefixes.sh --alone [--dry-run]
@@ -14,15 +15,19 @@
 # and are not prefixes of the weak-reference series: the prefixes checked by
 # default start after them (each includes them all), and --alone checks
 # each of them on its own, as a reviewer taking it as its own change would.
+# A prefix's tests are those its weak-reference patches add or change, and
+# the tests of each fix whose files they change (so that a patch rewriting
+# a fix's code runs that fix's tests).
 #
 #   --dry-run   print, per prefix, the files that would be re-made, the
 #               targets that would be built and the tests that would run;
 #               changes nothing
-#   --restore   only put the full series back into the build tree after an
-#               interrupted run (the next run does it too)
+#   --restore   only put the full series (with --alone: the pristine
+#               release) back into the build tree after an interrupted run
+#               (the next run does it too; ./setup.sh refuses such a tree)
 #   --from K    start at prefix K (the ones before were checked by an
-#               earlier run of the same patches 1..K-1); the last step is
-#               still the full series
+#               earlier run of the same patches 1..K-1; K after the
+#               independent fixes); the last step is still the full series
 #   --alone     each independent fix alone on the release, in the BASELINE
 #               tree (`./setup.sh --baseline`: the release unpatched, with
 #               the LLVM targets of the default set-up): for each fix, the
@@ -32,8 +37,8 @@
 #               any step built
 #
 # It works IN the patched build tree of ./setup.sh (`--print-tree`), reusing
-# its LLVM build: for k = 1..N it re-makes the files the series touches from
-# the pristine source + patches 1..k (files the prefix does not create are
+# its LLVM build: for each prefix k it re-makes the files the series touches
+# from the pristine source + patches 1..k (files the prefix does not create are
 # removed; files whose content did not change since the previous step keep
 # their mtime, the others get a new one, as setup.sh does), then runs
 #   ninja -C <llvm build> MLIRIR MLIRCAPIIR [+ what the prefix's tests need]
@@ -124,6 +129,10 @@ if ((ALONE)); then
   [[ -z $FROM ]] || die "--alone checks every independent fix: --from does not apply"
   FROM=1
 fi
+if [[ -n $FROM ]] && ((!ALONE && FROM <= NFIX)); then
+  die "--from $FROM: patches 1-$NFIX are independent fixes, checked alone (--alone); prefixes start at $((NFIX + 1))"
+fi
+FROM_GIVEN=${FROM:+1}
 FROM=${FROM:-$((NFIX + 1))}
 ((FROM <= N)) || die "--from $FROM: the series has $N patches"
 PATCHES=()
@@ -248,7 +257,7 @@ GTEST_SPECS=(
   "PayloadErasurePrefixTest mlir/unittests/Dialect/Transform/PayloadErasureTest.cpp MLIRIR MLIRParser MLIRTransformDialect"
 )
 # The C API tests: file, test binary (an LLVM target). Not rewrite.c, which
-# patch 26 extends: mlir-capi-rewrite-test links every dialect of MLIR (about
+# patch 27 extends: mlir-capi-rewrite-test links every dialect of MLIR (about
 # 2,100 more steps).
 CAPI_SPECS=(
   "mlir/test/CAPI/opref.c mlir-capi-opref-test"
@@ -278,34 +287,59 @@ fi
 # prefixes': --alone runs them, and with the full series ./test.sh), or with
 # --alone the pristine release.
 BASE=$PRISTINE
+cleanup_base() { [[ $BASE == "$PRISTINE" ]] || rm -rf "$BASE"; }
 if ((NFIX && !ALONE)); then
   BASE=$(mktemp -d)
+  trap cleanup_base EXIT
   remake "$BASE" "$NFIX"
 fi
-cleanup_base() { [[ $BASE == "$PRISTINE" ]] || rm -rf "$BASE"; }
-trap cleanup_base EXIT
 # added DIR FILE: the step whose touched files DIR holds has FILE, and
-# added or changed it from BASE (an upstream test it does not change, or an
-# independent fix's, is not its test).
+# added or changed it from BASE (an upstream test it does not change is not
+# its test; for the fixes' tests see selected below).
 added() { [[ -e $1/$2 ]] && ! same_file "$BASE/$2" "$1/$2"; }
+is_test_file() { [[ $1 == */test/* || $1 == */unittests/* ]]; }
+# FIX_SOURCES[i] / FIX_TESTS[i]: the files fix i+1 touches, outside and in
+# test directories (space-separated).
+FIX_SOURCES=() FIX_TESTS=()
+if ((!ALONE)); then
+  for ((i = 0; i < NFIX; i++)); do
+    srcs=() tsts=()
+    while read -r f; do
+      if is_test_file "$f"; then tsts+=("$f"); else srcs+=("$f"); fi
+    done < <(touched_files "${PATCHES[i]}")
+    FIX_SOURCES+=("${srcs[*]}") FIX_TESTS+=("${tsts[*]}")
+  done
+fi
+# selected DIR FILE: FILE is a test of the step whose touched files DIR
+# holds: the step added or changed it, or it is the test of an independent
+# fix one of whose other files the step changed.
+selected() {
+  local i f
+  added "$1" "$2" && return 0
+  for ((i = 0; i < ${#FIX_TESTS[@]}; i++)); do
+    [[ " ${FIX_TESTS[i]} " == *" $2 "* ]] || continue
+    for f in ${FIX_SOURCES[i]}; do added "$1" "$f" && return 0; done
+  done
+  return 1
+}
 # plan DIR: from a tree of touched files, what its tests and targets are.
 plan() {
   local dir=$1 f spec name libs
   GTESTS=() GTEST_LIBS=() CAPIS=() PY_TESTS=()
   for spec in "${GTEST_SPECS[@]}"; do
     read -r name f libs <<<"$spec"
-    added "$dir" "$f" || continue
+    selected "$dir" "$f" || continue
     GTESTS+=("$name $f $libs")
     read -ra libs <<<"$libs"
     GTEST_LIBS+=("${libs[@]}")
   done
   for spec in "${CAPI_SPECS[@]}"; do
     read -r f name <<<"$spec"
-    added "$dir" "$f" && CAPIS+=("$spec")
+    selected "$dir" "$f" && CAPIS+=("$spec")
   done
   HAS_GTEST=${#GTESTS[@]} HAS_CAPI=${#CAPIS[@]}
   for f in "${TOUCHED[@]}"; do
-    if [[ $f != mlir/test/python/*.py ]] || ! added "$dir" "$f"; then continue; fi
+    if [[ $f != mlir/test/python/*.py ]] || ! selected "$dir" "$f"; then continue; fi
     [[ $(basename "$f") == lit.cfg.py || $(basename "$f") == lit.local.cfg.py ]] && continue
     PY_TESTS+=("${f#mlir/test/python/}")
   done
@@ -315,7 +349,9 @@ plan() {
   # compiles even when no test of the prefix needs it. The Python bindings'
   # sources are built by the Python package below.
   for f in "${TOUCHED[@]}"; do
-    [[ $f == mlir/lib/*.cpp && $f != mlir/lib/Bindings/Python/* ]] && added "$dir" "$f" && TARGETS+=("$SRC/$f^")
+    if [[ $f == mlir/lib/*.cpp && $f != mlir/lib/Bindings/Python/* ]] && added "$dir" "$f"; then
+      TARGETS+=("$SRC/$f^")
+    fi
   done
   ((HAS_GTEST)) && TARGETS+=(LLVMSupport llvm_gtest llvm_gtest_main "${GTEST_LIBS[@]}")
   for spec in "${CAPIS[@]}"; do TARGETS+=("${spec#* }"); done
@@ -588,8 +624,12 @@ if ((RESTORE_ONLY)); then
     restore_full_series
     rm -f "$INPROGRESS"
   else
-    say "nothing to restore (no interrupted run)"
+    say "nothing to restore (no interrupted run in $TREE)"
+    other=$("$ROOT/setup.sh" "$( ((ALONE)) && echo --patched || echo --baseline)" --print-tree)
+    [[ -f $other/prefix-check/in-progress ]] &&
+      say "but an interrupted run left $other modified: add$( ((ALONE)) && echo " no" || echo "") --alone"
   fi
+  cleanup_base
   exit 0
 fi
 
@@ -623,7 +663,7 @@ on_exit() {
   local rc=$?
   cleanup_base
   if [[ -f $INPROGRESS ]]; then
-    echo "check-series-prefixes: stopped before the end: restoring the full series" >&2
+    echo "check-series-prefixes: stopped before the end: restoring the tree" >&2
     restore_full_series && rm -f "$INPROGRESS"
   fi
   exit "$rc"
@@ -637,11 +677,13 @@ trap 'exit 130' INT TERM HUP
 # - every target this script built at any step was built again at the last
 #   step, whose targets include all earlier steps' (any_targets): ninja
 #   rebuilt each of its objects whose inputs changed since it was last built,
-#   so all of them are now built against the full series' content, and are
-#   newer than any mtime this restores (this assumes that what a target
-#   needs at a prefix it still needs with the full series: the series adds,
-#   it does not drop dependencies; and the script's own scratch projects
-#   count: a failure there also keeps the new mtimes);
+#   so all of them are now built against the last step's content (the full
+#   series; with --alone the pristine release), and are newer than any mtime
+#   this restores (this assumes that what a target needs at a prefix it
+#   still needs at the last step: the series adds, it does not drop
+#   dependencies); the script's own scratch projects count: the last step
+#   rebuilds the Python package if any step built it, its gtest binaries are
+#   every step's, and a failure there also keeps the new mtimes;
 # - every other object was not touched by this script: it was built, before
 #   the script ran, against that same content (the tree was checked to be
 #   pristine + the full series), with those recorded mtimes (or was stale
@@ -669,9 +711,14 @@ if ((ALONE)); then
   say "LLVM $LLVM_VERSION: $NFIX independent fixes, each alone, in $TREE (logs: $WORK/logs/)"
 else
   say "LLVM $LLVM_VERSION: $N patches in $TREE (logs: $WORK/logs/)"
-  ((FROM > 1)) && say "starting at prefix $FROM$( ((NFIX)) && echo " (after the $NFIX independent fixes)" || echo " (--from)")"
+  if [[ -n $FROM_GIVEN ]]; then
+    say "starting at prefix $FROM (--from)"
+  elif ((NFIX)); then
+    say "starting at prefix $FROM (after the $NFIX independent fixes, which --alone checks)"
+  fi
 fi
 any_targets=()
+any_python=0
 all_ok=1
 last_build_ok=0
 for k in "${STEPS[@]}"; do
@@ -687,6 +734,11 @@ for k in "${STEPS[@]}"; do
   build_gtest=$HAS_GTEST
   build_python=0
   ((${#PY_TESTS[@]})) && [[ -z $python_reason ]] && build_python=1
+  # The last step rebuilds the Python package if any step built it (with
+  # --alone it has no tests then), so that no object of it is left built
+  # against another step's sources (see restore_recorded_mtimes).
+  ((k == FULL && any_python)) && build_python=1
+  ((build_python)) && any_python=1
   if ((k == FULL)); then
     # The last step builds whatever any step built, so that afterwards no
     # object is left built against a prefix (see restore_recorded_mtimes).

@@ -12,8 +12,11 @@ rm -f "$out"/*.patch
 git -C "$src" format-patch --quiet --no-signature --zero-commit -o "$out" "$base"..HEAD
 # A series in two sections (comment lines before each, as patches/llvm-23.1.1/
 # has: the independent fixes first, then the weak-reference series) keeps its
-# comments and the number of patches in its first section.
+# comments and the number of patches in its first section; a series in one
+# section keeps its leading comments. If the number of patches changed, the
+# section boundary may be wrong: the script says so.
 old_series=$(cat "$out/series" 2>/dev/null || true)
+old_count=$(grep -cv -e '^\s*#' -e '^\s*$' <<<"$old_series" || true)
 mapfile -t names < <(cd "$out" && ls *.patch)
 awk -v names="${names[*]}" '
   BEGIN { n = split(names, p, " ") }
@@ -21,9 +24,13 @@ awk -v names="${names[*]}" '
   /^[ \t]*$/ { next }
   { listed = 1; if (!second) first++ }
   END {
+    printf "%s", c1
     if (!second) { for (i = 1; i <= n; i++) print p[i]; exit }
-    printf "%s", c1; for (i = 1; i <= first && i <= n; i++) print p[i]
+    for (i = 1; i <= first && i <= n; i++) print p[i]
     printf "%s", c2; for (; i <= n; i++) print p[i]
   }' <<<"$old_series" >"$out/series"
+if grep -q '^# Independent fixes' "$out/series" && ((old_count != ${#names[@]})); then
+  echo "export-patches: note: the series had $old_count patches and has ${#names[@]}; the first section keeps its old length: check the section boundary in $out/series" >&2
+fi
 echo "wrote ${#names[@]} patches to $out:"
 cat "$out/series"
