@@ -20,7 +20,7 @@
 #                              (the one owner of the cache layout) and exit
 #   ./setup.sh --core-tests-only  build only MLIRIR and the core unit test
 #                                 (build*/unittests/WeakOpRefUpstreamTests):
-#                                 the quick sanitizer check of patch 0001;
+#                                 the quick sanitizer check of the core;
 #                                 and weakref-core-ir-bench, the benchmarks
 #                                 that need only MLIRIR
 #
@@ -264,6 +264,12 @@ if [[ -n $PRINT_ONLY ]]; then
   llvm-targets) printf '%s\n' "${LLVM_TARGETS[@]}" ;;
   esac
   exit 0
+fi
+
+# A tree that scripts/check-series-prefixes.sh holds at one of its steps (it
+# runs, or was interrupted): its sources are not what its key says.
+if [[ -f $TREE/prefix-check/in-progress ]]; then
+  die "$TREE holds a step of scripts/check-series-prefixes.sh (running, or interrupted: then run it with --restore$([[ $VARIANT == baseline ]] && echo " --alone"))"
 fi
 
 # -------------------------------------------------------------- packages ----
