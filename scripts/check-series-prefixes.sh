@@ -34,7 +34,9 @@
 #               files it touches re-made from the pristine source + that
 #               patch, its targets built and its tests run as below; the
 #               last step puts the pristine files back and rebuilds what
-#               any step built
+#               any step built, and runs each fix's Python tests on that
+#               pristine package: each must fail (else it does not test its
+#               fix)
 #
 # It works IN the patched build tree of ./setup.sh (`--print-tree`), reusing
 # its LLVM build: for each prefix k it re-makes the files the series touches
@@ -516,6 +518,43 @@ run_tests() {
   ((${#TEST_FAILED[@]} == 0)) || TEST_OK=0
 }
 
+# The oracle of --alone: each fix's Python test files, kept from its step
+# (save_fix_tests K), must fail on the pristine release's package (the last
+# step): a test that passes without its fix does not test it.
+save_fix_tests() {
+  local k=$1 t
+  for t in "${PY_TESTS[@]}"; do
+    mkdir -p "$(dirname "$WORK/alone-tests/$k/$t")"
+    cp "$SRC/mlir/test/python/$t" "$WORK/alone-tests/$k/$t"
+  done
+}
+# check_fix_tests_fail LOG: sets UNFIXED_RESULT, and all_ok=0 if a test
+# passes without its fix.
+check_fix_tests_fail() {
+  local log=$1 k f rel cmd failing=() passing=()
+  for ((k = 1; k <= NFIX; k++)); do
+    [[ -d $WORK/alone-tests/$k ]] || continue
+    while read -r f; do
+      rel=${f#"$WORK/alone-tests/$k/"}
+      cmd=$(sed -n 's/^# RUN: //p' "$f" | head -1)
+      cmd=${cmd//%PYTHON//usr/bin/python3}
+      cmd=${cmd//FileCheck/$FILECHECK}
+      cmd=${cmd//%s/$f}
+      echo "+ (without fix $k) $cmd" >>"$log"
+      if (cd "$WORK" && PYTHONPATH=$WORK/python/build/python_packages/mlir_core timeout 300 bash -o pipefail -c "$cmd") >>"$log" 2>&1; then
+        passing+=("$rel (fix $k)")
+      else
+        failing+=("$rel")
+      fi
+    done < <(find "$WORK/alone-tests/$k" -name '*.py' | sort)
+  done
+  UNFIXED_RESULT="fixes' tests without their fix: ${#failing[@]} fail as they must"
+  if ((${#passing[@]})); then
+    UNFIXED_RESULT+=", $(join "${passing[@]}") PASS (they do not test their fix)"
+    all_ok=0
+  fi
+}
+
 # ------------------------------------------------- the tree is the series ----
 # Refuses unless $TREE/src holds what setup.sh makes of the current series:
 # the same touched list and, for each touched file, the content of pristine +
@@ -707,6 +746,7 @@ restore_recorded_mtimes() {
 
 # ------------------------------------------------------------------ steps ----
 mkdir -p "$WORK/logs"
+rm -rf "$WORK/alone-tests"
 if ((ALONE)); then
   say "LLVM $LLVM_VERSION: $NFIX independent fixes, each alone, in $TREE (logs: $WORK/logs/)"
 else
@@ -761,6 +801,7 @@ for k in "${STEPS[@]}"; do
   ((k == FULL)) && last_build_ok=$build_ok
   if ((build_ok)); then
     run_tests "$log"
+    ((ALONE && k > 0 && TEST_OK)) && save_fix_tests "$k"
     if ((${#TEST_NAMES[@]} == 0)); then
       result="tests ok (none run)"
     elif ((TEST_OK)); then
@@ -770,6 +811,10 @@ for k in "${STEPS[@]}"; do
       all_ok=0
     fi
     ((${#TEST_NOT_RUN[@]})) && result+=" [not run: $(join "${TEST_NOT_RUN[@]}")]"
+    if ((ALONE && k == 0)) && [[ -z $python_reason && -x $FILECHECK ]]; then
+      check_fix_tests_fail "$log"
+      result+="; $UNFIXED_RESULT"
+    fi
     echo "$subj: build ok, $result"
   else
     TEST_NOTES=() TEST_OK=0
