@@ -444,10 +444,20 @@ scratch_build() {
 }
 
 # ------------------------------------------------------------------ tests ----
+# python_run_line FILE: FILE's first `# RUN:` line with lit's substitutions
+# made (%PYTHON, FileCheck, %s), for bash; nothing if it has none.
+python_run_line() {
+  local cmd
+  cmd=$(sed -n 's/^# RUN: //p' "$1" | head -1)
+  [[ -n $cmd ]] || return 0
+  cmd=${cmd//%PYTHON//usr/bin/python3}
+  cmd=${cmd//FileCheck/$FILECHECK}
+  printf '%s\n' "${cmd//%s/$1}"
+}
 # run_tests LOG: runs the tests planned for the current step; sets TEST_OK,
 # TEST_NAMES (those run), TEST_FAILED, TEST_NOT_RUN and TEST_NOTES.
 run_tests() {
-  local log=$1 cmd t out line rel
+  local log=$1 cmd t out line
   TEST_OK=1 TEST_NAMES=() TEST_FAILED=() TEST_NOT_RUN=() TEST_NOTES=()
   local spec name f bin
   for spec in "${GTESTS[@]}"; do
@@ -497,16 +507,12 @@ run_tests() {
         SKIP*) TEST_NOTES+=("$t skipped: ${line#*: }") ;;
         FAIL*) TEST_FAILED+=("$t") ;;
         *)
-          rel=$SRC/mlir/test/python/$t
-          cmd=$(sed -n 's/^# RUN: //p' "$rel" | head -1)
+          cmd=$(python_run_line "$SRC/mlir/test/python/$t")
           if [[ -z $cmd ]]; then
             TEST_NOT_RUN+=("$t")
             TEST_NOTES+=("$t has no RUN line: not run")
             continue
           fi
-          cmd=${cmd//%PYTHON//usr/bin/python3}
-          cmd=${cmd//FileCheck/$FILECHECK}
-          cmd=${cmd//%s/$rel}
           echo "+ $cmd" >>"$log"
           PYTHONPATH=$WORK/python/build/python_packages/mlir_core bash -o pipefail -c "$cmd" >>"$log" 2>&1 ||
             TEST_FAILED+=("$t")
@@ -536,10 +542,7 @@ check_fix_tests_fail() {
     [[ -d $WORK/alone-tests/$k ]] || continue
     while read -r f; do
       rel=${f#"$WORK/alone-tests/$k/"}
-      cmd=$(sed -n 's/^# RUN: //p' "$f" | head -1)
-      cmd=${cmd//%PYTHON//usr/bin/python3}
-      cmd=${cmd//FileCheck/$FILECHECK}
-      cmd=${cmd//%s/$f}
+      cmd=$(python_run_line "$f")
       echo "+ (without fix $k) $cmd" >>"$log"
       if (cd "$WORK" && PYTHONPATH=$WORK/python/build/python_packages/mlir_core timeout 300 bash -o pipefail -c "$cmd") >>"$log" 2>&1; then
         passing+=("$rel (fix $k)")
