@@ -7,7 +7,8 @@
 #   ./setup.sh --baseline    same flags, series NOT applied (separate cache)
 #   ./setup.sh --no-demo     build only
 #   ./setup.sh --upstream-tests   also build upstream MLIRPassTests,
-#                                 MLIRSupportTests and the C API lit test
+#                                 MLIRSupportTests, MLIRSCFTests (23.1.1)
+#                                 and the C API lit tests
 #   ./setup.sh --upstream-ir-tests  ... and MLIRIRTests (links MLIR's Test
 #                                 dialect: about 1,000 more steps, hours on
 #                                 2 cores from a cold cache)
@@ -199,6 +200,8 @@ if python_bindings; then
   done <"$ROOT/weakref/python/extended-dialects.txt"
 fi
 UPSTREAM_TEST_TARGETS=(MLIRPassTests MLIRSupportTests)
+# The SCF fix's test (23.1.1 series: ForallCanonicalizationTest.cpp).
+((${LLVM_VERSION%%.*} >= 23)) && UPSTREAM_TEST_TARGETS+=(MLIRSCFTests)
 ((UPSTREAM_IR_TESTS)) && UPSTREAM_TEST_TARGETS+=(MLIRIRTests)
 # The C API tests come with the series (weak references: opref.c;
 # mlirOperationGetUserOutside: users.c): not in the baseline tree.

@@ -5,9 +5,10 @@
 # its series is checked to apply either way, by ctest's patch-series-19.1.7):
 # the project's GoogleTest and lit suites through ctest (the core's upstream
 # unit test, the Python tests and the hostile suite included), and upstream
-# MLIR's MLIRPassTests/MLIRSupportTests and the C API lit tests built from the
-# patched tree, next to the baseline tree's counts when it is built
-# (MLIRIRTests too when built: ./setup.sh --upstream-ir-tests).
+# MLIR's MLIRPassTests/MLIRSupportTests (23.1.1: and MLIRSCFTests) and the
+# C API lit tests built from the patched tree, next to the baseline tree's
+# counts when it is built (MLIRIRTests too when built: ./setup.sh
+# --upstream-ir-tests).
 #
 #   ./test.sh                 everything
 #   ./test.sh --no-upstream   skip upstream MLIR's unit test suites
@@ -75,8 +76,11 @@ test_release() { # release
   echo
   echo "==> upstream MLIR unit test suites (LLVM $release; patched tree, baseline tree if built)"
   baseline_build=$("$ROOT/setup.sh" --baseline --print-llvm-build)
-  local suite name result base base_result out
-  for suite in IR/MLIRIRTests Pass/MLIRPassTests Support/MLIRSupportTests; do
+  local suite name result base base_result out suites
+  suites=(IR/MLIRIRTests Pass/MLIRPassTests Support/MLIRSupportTests)
+  # The SCF fix's test (ForallCanonicalizationTest.cpp; 23.1.1 series).
+  ((${release%%.*} >= 23)) && suites+=(Dialect/SCF/MLIRSCFTests)
+  for suite in "${suites[@]}"; do
     name=$(basename "$suite")
     if [[ ! -x $llvm_build/tools/mlir/unittests/$suite ]]; then
       # Only MLIRIRTests is optional (it links MLIR's Test dialect: about

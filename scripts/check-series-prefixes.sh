@@ -254,6 +254,7 @@ restore_full_series() {
 # ---------------------------------------------------- what a prefix needs ----
 # The unit tests the series adds or changes: binary, file, libraries.
 GTEST_SPECS=(
+  "SCFForallPrefixTest mlir/unittests/Dialect/SCF/ForallCanonicalizationTest.cpp MLIRIR MLIRParser MLIRArithDialect MLIRSCFDialect MLIRTransformUtils"
   "WeakOpRefPrefixTest mlir/unittests/IR/WeakOpRefTest.cpp MLIRIR"
   "ErasureChecksPrefixTest mlir/unittests/Transforms/ErasureChecks.cpp MLIRIR MLIRParser MLIRPass MLIRTransforms MLIRTransformUtils"
   "PayloadErasurePrefixTest mlir/unittests/Dialect/Transform/PayloadErasureTest.cpp MLIRIR MLIRParser MLIRTransformDialect"
@@ -397,13 +398,13 @@ add_definitions(${LLVM_DEFINITIONS})'
 # WeakOpRefUpstreamTests and the others: LLVM's bundled GoogleTest with
 # LLVM's flags, the libraries each needs. Only the step's own, so that the
 # text changes (and ninja re-runs cmake) when a step adds one.
-gtest_cmake() {
-  local spec name f libs
+gtest_cmake() { # [source root: default the LLVM build's source tree]
+  local spec name f libs root=${1:-'${LLVM_BUILD_MAIN_SRC_DIR}/..'}
   printf '%s\n' "${SCRATCH_PREAMBLE//@NAME@/weakref-prefix-gtest}"
   printf 'include("%s/cmake/LLVMGTest.cmake")\n' "$ROOT"
   for spec in "${GTESTS[@]}"; do
     read -r name f libs <<<"$spec"
-    printf 'add_executable(%s\n  "${LLVM_BUILD_MAIN_SRC_DIR}/../%s")\n' "$name" "$f"
+    printf 'add_executable(%s\n  "%s/%s")\n' "$name" "$root" "$f"
     printf 'llvm_update_compile_flags(%s)\n' "$name"
     printf 'target_compile_options(%s PRIVATE -Wno-suggest-override)\n' "$name"
     printf 'target_link_libraries(%s PRIVATE llvm_gtest_main llvm_gtest %s)\n' "$name" "$libs"
@@ -524,20 +525,27 @@ run_tests() {
   ((${#TEST_FAILED[@]} == 0)) || TEST_OK=0
 }
 
-# The oracle of --alone: each fix's Python test files, kept from its step
-# (save_fix_tests K), must fail on the pristine release's package (the last
-# step): a test that passes without its fix does not test it.
+# The oracle of --alone: each fix's Python and unit test files, kept from its
+# step (save_fix_tests K), must fail on the pristine release (the last step:
+# its Python package; the unit tests built against its libraries): a test
+# that passes without its fix does not test it.
 save_fix_tests() {
-  local k=$1 t
+  local k=$1 t spec f
   for t in "${PY_TESTS[@]}"; do
     mkdir -p "$(dirname "$WORK/alone-tests/$k/$t")"
     cp "$SRC/mlir/test/python/$t" "$WORK/alone-tests/$k/$t"
   done
+  for spec in "${GTESTS[@]}"; do
+    read -r _ f _ <<<"$spec"
+    mkdir -p "$(dirname "$WORK/alone-tests/$k/gtest/$f")"
+    cp "$SRC/$f" "$WORK/alone-tests/$k/gtest/$f"
+    echo "$spec" >>"$WORK/alone-tests/$k/gtests"
+  done
 }
 # check_fix_tests_fail LOG: sets UNFIXED_RESULT, and all_ok=0 if a test
-# passes without its fix.
+# passes without its fix (or a unit test does not build without it).
 check_fix_tests_fail() {
-  local log=$1 k f rel cmd failing=() passing=()
+  local log=$1 k f rel cmd spec name failing=() passing=() unbuilt=()
   for ((k = 1; k <= NFIX; k++)); do
     [[ -d $WORK/alone-tests/$k ]] || continue
     while read -r f; do
@@ -549,11 +557,30 @@ check_fix_tests_fail() {
       else
         failing+=("$rel")
       fi
-    done < <(find "$WORK/alone-tests/$k" -name '*.py' | sort)
+    done < <(find "$WORK/alone-tests/$k" -path "$WORK/alone-tests/$k/gtest" -prune -o -name '*.py' -print | sort)
+    [[ -f $WORK/alone-tests/$k/gtests ]] || continue
+    mapfile -t GTESTS <"$WORK/alone-tests/$k/gtests"
+    for spec in "${GTESTS[@]}"; do
+      read -r name f _ <<<"$spec"
+      if ! scratch_build gtest "$(gtest_cmake "$WORK/alone-tests/$k/gtest")" "$name" "$log"; then
+        unbuilt+=("$(basename "$f") (fix $k)")
+        continue
+      fi
+      echo "+ (without fix $k) $WORK/gtest/build/bin/$name" >>"$log"
+      if "$WORK/gtest/build/bin/$name" >>"$log" 2>&1; then
+        passing+=("$(basename "$f") (fix $k)")
+      else
+        failing+=("$(basename "$f")")
+      fi
+    done
   done
   UNFIXED_RESULT="fixes' tests without their fix: ${#failing[@]} fail as they must"
   if ((${#passing[@]})); then
     UNFIXED_RESULT+=", $(join "${passing[@]}") PASS (they do not test their fix)"
+    all_ok=0
+  fi
+  if ((${#unbuilt[@]})); then
+    UNFIXED_RESULT+=", $(join "${unbuilt[@]}") do not build"
     all_ok=0
   fi
 }
