@@ -35,8 +35,8 @@
 #               patch, its targets built and its tests run as below; the
 #               last step puts the pristine files back and rebuilds what
 #               any step built, and runs each fix's Python tests on that
-#               pristine package: each must fail (else it does not test its
-#               fix)
+#               pristine package and its unit tests built against those
+#               libraries: each must fail (else it does not test its fix)
 #
 # It works IN the patched build tree of ./setup.sh (`--print-tree`), reusing
 # its LLVM build: for each prefix k it re-makes the files the series touches
