@@ -546,6 +546,8 @@ save_fix_tests() {
 # passes without its fix (or a unit test does not build without it).
 check_fix_tests_fail() {
   local log=$1 k f rel cmd spec name failing=() passing=() unbuilt=()
+  # Each fix's saved unit tests, for gtest_cmake (the step's own are done).
+  local GTESTS=()
   for ((k = 1; k <= NFIX; k++)); do
     [[ -d $WORK/alone-tests/$k ]] || continue
     while read -r f; do
