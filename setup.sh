@@ -170,6 +170,10 @@ LLVM_OPTS=(
   "${PYTHON_OPTS[@]}"
   -DLLVM_CCACHE_BUILD=ON
   "-DLLVM_CCACHE_DIR=$CACHE/ccache"
+  # LLVM's own parameters plus a base directory: paths under the trees are
+  # hashed relative to the build directory, so trees of the same options
+  # (patched and baseline) share the objects of the unpatched llvm/ part.
+  "-DLLVM_CCACHE_PARAMS=CCACHE_CPP2=yes CCACHE_HASHDIR=yes CCACHE_SLOPPINESS=pch_defines,time_macros CCACHE_BASEDIR=$CACHE/trees"
   -DLLVM_CCACHE_MAXSIZE=20G
   "${SAN_FLAGS[@]}"
 )
