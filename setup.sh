@@ -16,7 +16,7 @@
 #                              (test/repo/check-patches.sh uses it)
 #   ./setup.sh --print-build-dir|--print-mlir-dir|--print-tree|--print-llvm-build
 #              |--print-pristine|--print-series-dir|--print-dev-tree|--print-cache
-#              |--print-series-hash|--print-llvm-targets
+#              |--print-series-hash|--print-llvm-targets|--print-upstream-suites
 #                             print one cache path
 #                              (the one owner of the cache layout) and exit
 #   ./setup.sh --core-tests-only  build only MLIRIR and the core unit test
@@ -83,6 +83,7 @@ for arg in "$@"; do
   --print-cache) PRINT_ONLY=cache ;;
   --print-series-hash) PRINT_ONLY=series-hash ;;
   --print-llvm-targets) PRINT_ONLY=llvm-targets ;;
+  --print-upstream-suites) PRINT_ONLY=upstream-suites ;;
   -h | --help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
   *) echo "setup.sh: error: unknown option '$arg' (try --help)" >&2; exit 2 ;;
   esac
@@ -203,9 +204,11 @@ if python_bindings; then
     LLVM_TARGETS+=("$target")
   done <"$ROOT/weakref/python/extended-dialects.txt"
 fi
-UPSTREAM_TEST_TARGETS=(MLIRPassTests MLIRSupportTests)
+# Upstream unit test suites, under tools/mlir/unittests/ (test.sh runs them).
+UPSTREAM_SUITES=(Pass/MLIRPassTests Support/MLIRSupportTests)
 # The SCF fix's test (23.1.1 series: ForallCanonicalizationTest.cpp).
-((${LLVM_VERSION%%.*} >= 23)) && UPSTREAM_TEST_TARGETS+=(MLIRSCFTests)
+((${LLVM_VERSION%%.*} >= 23)) && UPSTREAM_SUITES+=(Dialect/SCF/MLIRSCFTests)
+UPSTREAM_TEST_TARGETS=("${UPSTREAM_SUITES[@]##*/}")
 ((UPSTREAM_IR_TESTS)) && UPSTREAM_TEST_TARGETS+=(MLIRIRTests)
 # The C API tests come with the series (weak references: opref.c;
 # mlirOperationGetUserOutside: users.c): not in the baseline tree.
@@ -269,6 +272,9 @@ if [[ -n $PRINT_ONLY ]]; then
   cache) echo "$CACHE" ;;
   series-hash) echo "$SERIES_HASH" ;;
   llvm-targets) printf '%s\n' "${LLVM_TARGETS[@]}" ;;
+  # MLIRIRTests (optional: --upstream-ir-tests) first, then those
+  # --upstream-tests builds.
+  upstream-suites) printf '%s\n' IR/MLIRIRTests "${UPSTREAM_SUITES[@]}" ;;
   esac
   exit 0
 fi

@@ -77,9 +77,7 @@ test_release() { # release
   echo "==> upstream MLIR unit test suites (LLVM $release; patched tree, baseline tree if built)"
   baseline_build=$("$ROOT/setup.sh" --baseline --print-llvm-build)
   local suite name result base base_result out suites
-  suites=(IR/MLIRIRTests Pass/MLIRPassTests Support/MLIRSupportTests)
-  # The SCF fix's test (ForallCanonicalizationTest.cpp; 23.1.1 series).
-  ((${release%%.*} >= 23)) && suites+=(Dialect/SCF/MLIRSCFTests)
+  mapfile -t suites < <("$ROOT/setup.sh" --print-upstream-suites)
   for suite in "${suites[@]}"; do
     name=$(basename "$suite")
     if [[ ! -x $llvm_build/tools/mlir/unittests/$suite ]]; then
