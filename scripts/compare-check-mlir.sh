@@ -9,7 +9,8 @@
 #
 # Opt-in, never part of ./setup.sh or ./test.sh: it builds all of mlir-opt,
 # MLIR's Test dialect and its unit tests in both trees (about 3,800 steps each
-# beyond ./setup.sh's; hours on 2 cores from a cold cache), and the baseline
+# beyond ./setup.sh's; hours on 2 cores from a cold cache; the baseline tree
+# takes the objects of the unpatched llvm/ part from ccache), and the baseline
 # tree itself if it is not there (./setup.sh --baseline --no-demo).
 #
 # Writes <build dir>/check-mlir/{patched,baseline}.xml (lit's xunit output)
