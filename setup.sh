@@ -208,8 +208,10 @@ fi
 UPSTREAM_SUITES=(Pass/MLIRPassTests Support/MLIRSupportTests)
 # The SCF fix's test (23.1.1 series: ForallCanonicalizationTest.cpp).
 ((${LLVM_VERSION%%.*} >= 23)) && UPSTREAM_SUITES+=(Dialect/SCF/MLIRSCFTests)
+# MLIRIRTests links MLIR's Test dialect: built only with --upstream-ir-tests.
+UPSTREAM_IR_SUITE=IR/MLIRIRTests
 UPSTREAM_TEST_TARGETS=("${UPSTREAM_SUITES[@]##*/}")
-((UPSTREAM_IR_TESTS)) && UPSTREAM_TEST_TARGETS+=(MLIRIRTests)
+((UPSTREAM_IR_TESTS)) && UPSTREAM_TEST_TARGETS+=("${UPSTREAM_IR_SUITE##*/}")
 # The C API tests come with the series (weak references: opref.c;
 # mlirOperationGetUserOutside: users.c): not in the baseline tree.
 [[ $VARIANT == baseline ]] || UPSTREAM_TEST_TARGETS+=(mlir-capi-opref-test mlir-capi-users-test)
@@ -274,7 +276,7 @@ if [[ -n $PRINT_ONLY ]]; then
   llvm-targets) printf '%s\n' "${LLVM_TARGETS[@]}" ;;
   # MLIRIRTests (optional: --upstream-ir-tests) first, then those
   # --upstream-tests builds.
-  upstream-suites) printf '%s\n' IR/MLIRIRTests "${UPSTREAM_SUITES[@]}" ;;
+  upstream-suites) printf '%s\n' "$UPSTREAM_IR_SUITE" "${UPSTREAM_SUITES[@]}" ;;
   esac
   exit 0
 fi
