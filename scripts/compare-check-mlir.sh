@@ -5,26 +5,43 @@
 # (baseline) tree of one release, and reports the difference. Every test that
 # passes unpatched must pass patched.
 #
-#   [LLVM_VERSION=23.1.1|19.1.7] scripts/compare-check-mlir.sh
+#   [LLVM_VERSION=23.1.1|19.1.7] scripts/compare-check-mlir.sh [patched|baseline|compare]
+#
+# With `patched` or `baseline` it runs only that tree, then compares with the
+# other tree's results from an earlier run if they come from the same sources
+# and options (kept in <variant>.key): the halves can run in separate
+# sittings. `compare` only compares.
 #
 # Opt-in, never part of ./setup.sh or ./test.sh: it builds all of mlir-opt,
-# MLIR's Test dialect and its unit tests in both trees (about 3,800 steps each
+# MLIR's Test dialect and its unit tests in both trees (about 3,150 steps each
 # beyond ./setup.sh's; hours on 2 cores from a cold cache; the baseline tree
 # takes the objects of the unpatched llvm/ part from ccache), and the baseline
 # tree itself if it is not there (./setup.sh --baseline --no-demo).
 #
-# Writes <build dir>/check-mlir/{patched,baseline}.xml (lit's xunit output)
-# and .log, prints the results of each tree and every test that passes
-# unpatched and does not pass patched; exits 1 if there is one, 2 if a tree
-# could not be built.
+# Writes {patched,baseline}.xml (lit's xunit output), .log and .key to
+# <build dir>/check-mlir/ (or $CHECK_MLIR_OUT), prints the results of each
+# tree and every test that passes unpatched and does not pass patched; exits 1
+# if there is one, 2 if a tree could not be built or has no current results.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export LLVM_VERSION=${LLVM_VERSION:-23.1.1}
 JOBS=${JOBS:-$(nproc)}
-OUT=$("$ROOT/setup.sh" --print-build-dir)/check-mlir
+OUT=${CHECK_MLIR_OUT:-$("$ROOT/setup.sh" --print-build-dir)/check-mlir}
 mkdir -p "$OUT"
+# The tree (release, options) and the series a variant's results come from.
+sources() {
+  local args=(--no-demo)
+  [[ $1 == baseline ]] && args+=(--baseline)
+  echo "$(basename "$("$ROOT/setup.sh" "${args[@]}" --print-tree)") series $("$ROOT/setup.sh" "${args[@]}" --print-series-hash)"
+}
+case ${1:-both} in
+both) variants=(patched baseline) ;;
+patched | baseline) variants=("$1") ;;
+compare) variants=() ;;
+*) echo "compare-check-mlir: unknown argument '$1' (expected patched, baseline or compare)" >&2; exit 2 ;;
+esac
 
-for variant in patched baseline; do
+for variant in ${variants[@]+"${variants[@]}"}; do
   args=(--no-demo)
   [[ $variant == baseline ]] && args+=(--baseline)
   echo "== $variant: ./setup.sh ${args[*]}"
@@ -32,14 +49,19 @@ for variant in patched baseline; do
     { tail -20 "$OUT/$variant.setup.log" >&2; echo "compare-check-mlir: ./setup.sh ${args[*]} failed; log: $OUT/$variant.setup.log" >&2; exit 2; }
   build=$("$ROOT/setup.sh" "${args[@]}" --print-llvm-build)
   echo "== $variant: ninja check-mlir in $build (log: $OUT/$variant.log)"
-  rm -f "$OUT/$variant.xml"
+  rm -f "$OUT/$variant.xml" "$OUT/$variant.key"
   # check-mlir fails when a test fails; the xunit file says which.
   LIT_OPTS="--xunit-xml-output=$OUT/$variant.xml" \
     ninja -C "$build" -j"$JOBS" check-mlir >"$OUT/$variant.log" 2>&1 || true
   [[ -s $OUT/$variant.xml ]] ||
     { tail -20 "$OUT/$variant.log" >&2; echo "compare-check-mlir: no test results for $variant (did the build fail?); log: $OUT/$variant.log" >&2; exit 2; }
+  sources "$variant" >"$OUT/$variant.key"
 done
 
+for variant in patched baseline; do
+  [[ -s $OUT/$variant.xml && $(cat "$OUT/$variant.key" 2>/dev/null) == "$(sources "$variant")" ]] ||
+    { echo "compare-check-mlir: no results for the current $variant sources; run: $0 $variant" >&2; exit 2; }
+done
 exec /usr/bin/python3 - "$OUT/patched.xml" "$OUT/baseline.xml" <<'EOF'
 import sys
 import xml.etree.ElementTree as ET

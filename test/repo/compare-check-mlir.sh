@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The report of scripts/compare-check-mlir.sh, on made-up lit results: a test
+# that passes unpatched and fails or is missing patched is a regression (exit
+# 1, named); skips and tests only in the patched tree are not; results of other
+# sources are refused (exit 2). Builds nothing.
+set -uo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+export CHECK_MLIR_OUT
+CHECK_MLIR_OUT=$(mktemp -d)
+trap 'rm -rf "$CHECK_MLIR_OUT"' EXIT
+fail=0
+
+results() { # variant testcase-xml...
+  local variant=$1
+  shift
+  printf '<testsuites><testsuite name="MLIR">%s</testsuite></testsuites>\n' "$*" >"$CHECK_MLIR_OUT/$variant.xml"
+  local args=(--no-demo)
+  [[ $variant == baseline ]] && args+=(--baseline)
+  echo "$(basename "$("$ROOT/setup.sh" "${args[@]}" --print-tree)") series $("$ROOT/setup.sh" "${args[@]}" --print-series-hash)" >"$CHECK_MLIR_OUT/$variant.key"
+}
+pass() { echo "<testcase classname=\"MLIR.IR\" name=\"$1\"/>"; }
+failed() { echo "<testcase classname=\"MLIR.IR\" name=\"$1\"><failure>x</failure></testcase>"; }
+skipped() { echo "<testcase classname=\"MLIR.IR\" name=\"$1\"><skipped/></testcase>"; }
+
+expect() { # what rc pattern...
+  local what=$1 rc=$2 out got
+  shift 2
+  out=$(bash "$ROOT/scripts/compare-check-mlir.sh" compare 2>&1)
+  got=$?
+  if ((got != rc)); then
+    echo "FAIL: $what: exit $got, expected $rc:"; echo "$out"; fail=1; return
+  fi
+  for pattern in "$@"; do
+    grep -q -- "$pattern" <<<"$out" || { echo "FAIL: $what: no '$pattern' in:"; echo "$out"; fail=1; return; }
+  done
+  echo "ok: $what"
+}
+
+results baseline "$(pass a.mlir)" "$(pass b.mlir)" "$(pass c.mlir)" "$(skipped d.mlir)"
+results patched "$(pass a.mlir)" "$(pass b.mlir)" "$(pass c.mlir)" "$(failed d.mlir)" "$(pass e.mlir)"
+expect "same passes, a baseline skip failing and a new test" 0 \
+  "baseline *4 tests: 3 passed, 0 failed, 1 unsupported" "only in patched: 1 tests (1 passed)" \
+  "pass unpatched, not patched: 0"
+
+results patched "$(pass a.mlir)" "$(failed b.mlir)" "$(skipped d.mlir)"
+expect "a failure and a missing test are regressions" 1 \
+  "pass unpatched, not patched: 2" "fail: MLIR.IR::b.mlir" "missing: MLIR.IR::c.mlir"
+
+echo "other sources" >"$CHECK_MLIR_OUT/patched.key"
+expect "results of other sources are refused" 2 "no results for the current patched sources"
+
+results patched "$(pass a.mlir)"
+rm "$CHECK_MLIR_OUT/baseline.xml"
+expect "missing results are refused" 2 "no results for the current baseline sources"
+
+exit $fail
