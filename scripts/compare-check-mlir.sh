@@ -6,11 +6,12 @@
 # passes unpatched must pass patched.
 #
 #   [LLVM_VERSION=23.1.1|19.1.7] scripts/compare-check-mlir.sh [patched|baseline|compare]
+#   scripts/compare-check-mlir.sh key patched|baseline
 #
 # With `patched` or `baseline` it runs only that tree, then compares with the
 # other tree's results from an earlier run if they come from the same sources
-# and options (kept in <variant>.key): the halves can run in separate
-# sittings. `compare` only compares.
+# and options (kept in <variant>.key; `key` prints what they must be): the
+# halves can run in separate sittings. `compare` only compares.
 #
 # Opt-in, never part of ./setup.sh or ./test.sh: it builds all of mlir-opt,
 # MLIR's Test dialect and its unit tests in both trees (about 3,150 steps each
@@ -28,22 +29,31 @@ export LLVM_VERSION=${LLVM_VERSION:-23.1.1}
 JOBS=${JOBS:-$(nproc)}
 OUT=${CHECK_MLIR_OUT:-$("$ROOT/setup.sh" --print-build-dir)/check-mlir}
 mkdir -p "$OUT"
+# setup.sh's options for a variant's tree, in `args`.
+setup_args() {
+  args=(--no-demo)
+  if [[ $1 == baseline ]]; then args+=(--baseline); fi
+}
 # The tree (release, options) and the series a variant's results come from.
 sources() {
-  local args=(--no-demo)
-  [[ $1 == baseline ]] && args+=(--baseline)
+  local args
+  setup_args "$1"
   echo "$(basename "$("$ROOT/setup.sh" "${args[@]}" --print-tree)") series $("$ROOT/setup.sh" "${args[@]}" --print-series-hash)"
 }
 case ${1:-both} in
 both) variants=(patched baseline) ;;
 patched | baseline) variants=("$1") ;;
 compare) variants=() ;;
+key)
+  [[ ${2:-} == patched || ${2:-} == baseline ]] ||
+    { echo "compare-check-mlir: key needs patched or baseline (got '${2:-}')" >&2; exit 2; }
+  sources "$2"
+  exit 0 ;;
 *) echo "compare-check-mlir: unknown argument '$1' (expected patched, baseline or compare)" >&2; exit 2 ;;
 esac
 
 for variant in ${variants[@]+"${variants[@]}"}; do
-  args=(--no-demo)
-  [[ $variant == baseline ]] && args+=(--baseline)
+  setup_args "$variant"
   echo "== $variant: ./setup.sh ${args[*]}"
   "$ROOT/setup.sh" "${args[@]}" >"$OUT/$variant.setup.log" 2>&1 ||
     { tail -20 "$OUT/$variant.setup.log" >&2; echo "compare-check-mlir: ./setup.sh ${args[*]} failed; log: $OUT/$variant.setup.log" >&2; exit 2; }

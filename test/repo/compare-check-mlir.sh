@@ -14,9 +14,7 @@ results() { # variant testcase-xml...
   local variant=$1
   shift
   printf '<testsuites><testsuite name="MLIR">%s</testsuite></testsuites>\n' "$*" >"$CHECK_MLIR_OUT/$variant.xml"
-  local args=(--no-demo)
-  [[ $variant == baseline ]] && args+=(--baseline)
-  echo "$(basename "$("$ROOT/setup.sh" "${args[@]}" --print-tree)") series $("$ROOT/setup.sh" "${args[@]}" --print-series-hash)" >"$CHECK_MLIR_OUT/$variant.key"
+  bash "$ROOT/scripts/compare-check-mlir.sh" key "$variant" >"$CHECK_MLIR_OUT/$variant.key"
 }
 pass() { echo "<testcase classname=\"MLIR.IR\" name=\"$1\"/>"; }
 failed() { echo "<testcase classname=\"MLIR.IR\" name=\"$1\"><failure>x</failure></testcase>"; }
@@ -52,5 +50,12 @@ expect "results of other sources are refused" 2 "no results for the current patc
 results patched "$(pass a.mlir)"
 rm "$CHECK_MLIR_OUT/baseline.xml"
 expect "missing results are refused" 2 "no results for the current baseline sources"
+
+out=$(bash "$ROOT/scripts/compare-check-mlir.sh" key patched-tree 2>&1)
+if (($? == 2)) && grep -q "key needs patched or baseline (got 'patched-tree')" <<<"$out"; then
+  echo "ok: a bad variant for key is named"
+else
+  echo "FAIL: key patched-tree: $out"; fail=1
+fi
 
 exit $fail
