@@ -82,7 +82,7 @@ test_release() { # release
     name=$(basename "$suite")
     if [[ ! -x $llvm_build/tools/mlir/unittests/$suite ]]; then
       # Only MLIRIRTests is optional (it links MLIR's Test dialect: about
-      # 1,000 more build steps). The core's own test in it,
+      # 340 more build steps). The core's own test in it,
       # WeakOpRefTest.cpp, runs in ctest above as WeakOpRefUpstreamTests.
       if [[ $name == MLIRIRTests ]]; then
         printf '%-18s not built (./setup.sh --upstream-ir-tests); its WeakOpRefTest.cpp ran above as WeakOpRefUpstreamTests\n' "$name"

@@ -26,7 +26,7 @@ using namespace mlir;
 
 static bool after(PassManager &pm, ModuleOp module, Operation *op) {
   // [readme:after]
-  WeakOpRef mul(op);                    // opt-in: sets a bit on op, one table entry
+  WeakOpRef mul(op);                    // opt-in: flags op, one table entry
   (void)pm.run(module);
   if (Operation *live = mul.get())      // null: canonicalize erased it
     live->dump();
