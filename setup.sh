@@ -10,8 +10,8 @@
 #                                 MLIRSupportTests, MLIRSCFTests (23.1.1)
 #                                 and the C API lit tests
 #   ./setup.sh --upstream-ir-tests  ... and MLIRIRTests (links MLIR's Test
-#                                 dialect: about 1,000 more steps, hours on
-#                                 2 cores from a cold cache)
+#                                 dialect: about 340 more steps, most of an
+#                                 hour on 2 cores from a cold cache)
 #   ./setup.sh --source-only   only download and extract the pristine source
 #                              (test/repo/check-patches.sh uses it)
 #   ./setup.sh --print-build-dir|--print-mlir-dir|--print-tree|--print-llvm-build
