@@ -2,7 +2,8 @@
 # Checks the patch series of one release (LLVM_VERSION, default 23.1.1)
 # against its pristine LLVM sources (setup.sh's cache; downloaded with
 # `setup.sh --source-only` if missing): it applies with `git am` onto a git
-# tree and with `patch -p1` onto the release tarball's files, and clang-format
+# tree and with `patch -p1` onto the release tarball's files, each of its
+# independent fixes (if it has that section) applies alone, and clang-format
 # (LLVM style) is clean on the lines it changes.
 #   [LLVM_VERSION=23.1.1|19.1.7] test/repo/check-patches.sh
 set -euo pipefail
@@ -26,7 +27,7 @@ mapfile -t files < <(comm -23 \
   <(grep -A1 '^--- /dev/null' "${patches[@]}" | sed -n 's#^.*+++ b/\(.*\)#\1#p' | sort -u))
 # ... and the .clang-format files that govern them (mlir/ has its own).
 mapfile -t -O "${#files[@]}" files < <(cd "$PRISTINE" && find mlir -name .clang-format)
-for dir in git tarball; do
+for dir in git tarball alone; do
   mkdir -p "$TMP/$dir"
   (cd "$PRISTINE" && cp --parents .clang-format "${files[@]}" "$TMP/$dir/")
 done
@@ -54,6 +55,20 @@ done
 diff -r -x .git "$TMP/git" "$TMP/tarball" >/dev/null ||
   { echo "FAIL: git am and patch -p1 give different trees"; exit 1; }
 echo "ok: patch -p1 applies ${#patches[@]} patches, same result as git am"
+
+# The independent fixes (the patches listed after a comment line starting
+# "# Independent fixes" of `series`, up to its next comment line) each apply
+# to the release alone, without fuzz: a reviewer can take any of them as its
+# own change (scripts/check-series-prefixes.sh --alone builds and tests each).
+mapfile -t fixes < <(awk '/^[ \t]*#/ { if (n) exit; if (/^# Independent fixes/) infix = 1; next }
+  infix && NF { print; n++ }' "$SERIES_DIR/series" | sed "s#^#$SERIES_DIR/#")
+if ((${#fixes[@]})); then
+  for p in "${fixes[@]}"; do
+    (cd "$TMP/alone" && git apply --check "$p") ||
+      { echo "FAIL: $(basename "$p") does not apply alone to llvmorg-$LLVM_VERSION"; exit 1; }
+  done
+  echo "ok: each of the ${#fixes[@]} independent fixes applies alone"
+fi
 
 fmt=$(git -C "$TMP/git" diff -U0 base HEAD -- '*.h' '*.cpp' '*.c' | (cd "$TMP/git" && clang-format-diff -p1))
 if [[ -n $fmt ]]; then
