@@ -121,10 +121,7 @@ mapfile -t PATCH_NAMES < <(grep -v -e '^\s*#' -e '^\s*$' "$SERIES_DIR/series" ||
 N=${#PATCH_NAMES[@]}
 ((N)) || die "$SERIES_DIR/series names no patch"
 # NFIX: the number of independent fixes (the series' first NFIX patches).
-NFIX=$(awk '/^[ \t]*#/ { if (n) exit; if ($0 ~ /^# Independent fixes/) in_fixes = 1; next }
-            /^[ \t]*$/ { next }
-            in_fixes { n++ } !in_fixes { exit }
-            END { print n + 0 }' "$SERIES_DIR/series")
+NFIX=$("$ROOT/scripts/independent-fixes.sh" "$SERIES_DIR/series" | wc -l)
 ((NFIX < N)) || die "$SERIES_DIR/series: every patch is in the independent fixes' section"
 if ((ALONE)); then
   ((NFIX)) || die "--alone: $SERIES_DIR/series has no section of independent fixes ('# Independent fixes' comment)"

@@ -56,12 +56,10 @@ diff -r -x .git "$TMP/git" "$TMP/tarball" >/dev/null ||
   { echo "FAIL: git am and patch -p1 give different trees"; exit 1; }
 echo "ok: patch -p1 applies ${#patches[@]} patches, same result as git am"
 
-# The independent fixes (the patches listed after a comment line starting
-# "# Independent fixes" of `series`, up to its next comment line) each apply
-# to the release alone, without fuzz: a reviewer can take any of them as its
-# own change (scripts/check-series-prefixes.sh --alone builds and tests each).
-mapfile -t fixes < <(awk '/^[ \t]*#/ { if (n) exit; if (/^# Independent fixes/) infix = 1; next }
-  infix && NF { print; n++ }' "$SERIES_DIR/series" | sed "s#^#$SERIES_DIR/#")
+# The independent fixes (scripts/independent-fixes.sh) each apply to the
+# release alone, without fuzz: a reviewer can take any of them as its own
+# change (scripts/check-series-prefixes.sh --alone builds and tests each).
+mapfile -t fixes < <("$ROOT/scripts/independent-fixes.sh" "$SERIES_DIR/series" | sed "s#^#$SERIES_DIR/#")
 if ((${#fixes[@]})); then
   for p in "${fixes[@]}"; do
     (cd "$TMP/alone" && git apply --check "$p") ||
