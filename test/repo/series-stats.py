@@ -2,8 +2,8 @@
 """Size of each patch of each series (patches/llvm-<release>/, in `series`
 order): its code lines and its test lines, and a check that the series stays
 reviewable: the first patch of the weak-reference series (patch 1, or the
-first after a section of independent fixes: the patches listed after a
-comment line starting "# Independent fixes" and before the next comment)
+first after a section of independent fixes, as scripts/independent-fixes.sh
+reads it)
 has at most 350 code lines, every patch at most 600.
 
 Counted: the added and removed lines of the diff hunks (not the `+++`/`---`
@@ -25,6 +25,7 @@ patch file that does not exist), 2 on bad arguments.
 import argparse
 import os
 import re
+import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -49,20 +50,13 @@ def series(release):
 
 
 def independent_fixes(release):
-    """How many patches the series' section of independent fixes lists (0: none)."""
-    n, in_fixes = 0, False
-    with open(os.path.join(PATCHES, f"llvm-{release}", "series")) as f:
-        for line in f:
-            line = line.strip()
-            if line.startswith("#"):
-                if n:
-                    break
-                in_fixes = in_fixes or line.startswith("# Independent fixes")
-            elif line:
-                if not in_fixes:
-                    break
-                n += 1
-    return n
+    """How many patches the series' section of independent fixes lists (0: none),
+    as scripts/independent-fixes.sh reads it for the other checks."""
+    out = subprocess.run(
+        [os.path.join(ROOT, "scripts", "independent-fixes.sh"),
+         os.path.join(PATCHES, f"llvm-{release}", "series")],
+        check=True, capture_output=True, text=True).stdout
+    return len(out.splitlines())
 
 
 def subject(text, name):
