@@ -72,10 +72,11 @@ PYTHON_GIL=0 "$PY" -c 'import sys; assert not sys._is_gil_enabled(); print("inte
 build_package() { # variant (patched|baseline) build-dir
   local variant=$1 build=$2 mlir_dir flags=()
   mlir_dir=$(env "${SAN[@]}" "$ROOT/setup.sh" "--$variant" --print-mlir-dir)
-  if [[ ! -f $mlir_dir/MLIRConfig.cmake ]]; then
-    step "building the $variant LLVM 23.1.1 tree first"
-    env "${SAN[@]}" "$ROOT/setup.sh" "--$variant" --no-demo
-  fi
+  # Always through setup.sh: MLIRConfig.cmake exists as soon as the tree is
+  # configured, so only ninja knows whether an interrupted build finished
+  # (a no-op on a complete tree).
+  step "building the $variant LLVM 23.1.1 tree (setup.sh; nothing to do if it is complete)"
+  env "${SAN[@]}" "$ROOT/setup.sh" "--$variant" --no-demo
   if [[ ! -f $build/build.ninja ]]; then
     step "configuring $build for $PY"
     if ((TSAN)); then flags=(-DLLVM_USE_SANITIZER=Thread); fi
@@ -89,7 +90,8 @@ build_package() { # variant (patched|baseline) build-dir
   fi
   step "building the $variant mlir package for $PY"
   CCACHE_DIR=$CACHE/ccache ninja -C "$build" -j"$JOBS" MLIRWeakRefPythonModules >"$build.build.log" 2>&1 ||
-    { grep -A15 '^FAILED' "$build.build.log" | head -60 >&2; exit 1; }
+    { grep -A15 '^FAILED' "$build.build.log" | head -60 >&2; tail -5 "$build.build.log" >&2
+      echo "run.sh: building the $variant mlir package failed (full log: $build.build.log)" >&2; exit 1; }
 }
 BUILD=$ROOT/build-free-threaded$SUFFIX
 build_package patched "$BUILD"
