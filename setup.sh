@@ -185,6 +185,9 @@ LLVM_TARGETS=(
   MLIRFuncDialect MLIRArithDialect MLIRControlFlowDialect
   MLIRCAPIIR MLIRCAPITransforms MLIRCAPIFunc MLIRCAPIArith MLIRCAPIControlFlow
 )
+# MlirOptMain, for the drivers' erasure checks through mlir-opt's driver
+# (23.1.1: test/erasure-checks/erasure-check-opt.cpp).
+((${LLVM_VERSION%%.*} >= 23)) && LLVM_TARGETS+=(MLIROptLib)
 # The Python package (python/): its C API and generated dialect bindings.
 python_bindings && LLVM_TARGETS+=(
   MLIRCAPIDebug MLIRCAPIInterfaces MLIRFuncInlinerExtension

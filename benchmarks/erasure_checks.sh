@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# benchmarks/erasure_checks.sh -- what the greedy driver's erasure checks
-# (23.1.1, patch 26) cost on parse + canonicalize, in instructions counted by
-# callgrind inside `weakref_workload` (benchmarks/ErasureCheckWorkload.cpp),
+# benchmarks/erasure_checks.sh -- what the rewrite drivers' erasure checks
+# (23.1.1; greedy: patch 26, walk: 29, dialect conversion: 30) cost on parse +
+# rewrite (greedy: canonicalize; walk and conversion, one-shot and with
+# rollback: a pattern replacing a third of the ops), in instructions counted
+# by callgrind inside `weakref_workload` (benchmarks/ErasureCheckWorkload.cpp),
 # all binaries of one build run side by side:
-#   off / before   the driver with the checks off, over the driver before patch
-#                  26 (target <= 1.001)
+#   off / before   the driver with the checks off, over the driver before its
+#                  patch (target <= 1.001)
 #   on / off       the checks on, over off (target <= 2, at 100k ops)
 #   on / expensive the checks on, over the driver built with
 #                  MLIR_ENABLE_EXPENSIVE_PATTERN_API_CHECKS (checks off)
@@ -12,6 +14,7 @@
 # application (quadratic): they are measured at 1,000 ops only.
 #
 #   benchmarks/erasure_checks.sh [BUILD_DIR] [N...]   (default build/, 1000 10000 100000)
+#   DRIVERS="walk conversion" benchmarks/erasure_checks.sh ...   (default: all four)
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${1:-$ROOT/build}
@@ -30,18 +33,21 @@ count() { # binary args...
   sed -n 's/.*Collected : \([0-9]*\).*/\1/p' <<<"$out"
 }
 ratio() { python3 -c "print(f'{$1/$2:.4f}')"; }
-printf '| ops | before | off | on | expensive | off / before | on / off | on / expensive |\n'
-printf '|---|---|---|---|---|---|---|---|\n'
-for n in "${SIZES[@]}"; do
-  before=$(count "$BIN/weakref-erasure-workload-before" off "$n")
-  off=$(count "$BIN/weakref-erasure-workload" off "$n")
-  on=$(count "$BIN/weakref-erasure-workload" on "$n")
-  if ((n <= 1000)); then
-    expensive=$(count "$BIN/weakref-erasure-workload-expensive" off "$n")
-    e_ratio=$(ratio "$on" "$expensive")
-  else
-    expensive="(not run)" e_ratio="-"
-  fi
-  printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$n" "$before" "$off" "$on" \
-    "$expensive" "$(ratio "$off" "$before")" "$(ratio "$on" "$off")" "$e_ratio"
+read -ra drivers <<<"${DRIVERS:-greedy walk conversion conversion-rollback}"
+printf '| driver | ops | before | off | on | expensive | off / before | on / off | on / expensive |\n'
+printf '|---|---|---|---|---|---|---|---|---|\n'
+for d in "${drivers[@]}"; do
+  for n in "${SIZES[@]}"; do
+    before=$(count "$BIN/weakref-erasure-workload-before" off "$n" "$d")
+    off=$(count "$BIN/weakref-erasure-workload" off "$n" "$d")
+    on=$(count "$BIN/weakref-erasure-workload" on "$n" "$d")
+    if ((n <= 1000)); then
+      expensive=$(count "$BIN/weakref-erasure-workload-expensive" off "$n" "$d")
+      e_ratio=$(ratio "$on" "$expensive")
+    else
+      expensive="(not run)" e_ratio="-"
+    fi
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$d" "$n" "$before" "$off" \
+      "$on" "$expensive" "$(ratio "$off" "$before")" "$(ratio "$on" "$off")" "$e_ratio"
+  done
 done

@@ -9,8 +9,8 @@
 # blocks, tables and flags is instrumented; accesses inside the rest of MLIR
 # are not (a full instrumented tree: SANITIZE=thread ./test.sh). With
 # `address` on 23.1.1 it then runs the drivers' erasure check tests the same
-# way (ErasureChecksAsanTests: the greedy and Transform drivers, the pattern
-# applicator and rewriter instrumented too).
+# way (ErasureChecksAsanTests: the greedy, walk, conversion and Transform
+# drivers, the pattern applicator and rewriter instrumented too).
 #
 #   scripts/sanitize-core.sh thread|address [gtest args...]
 set -euo pipefail

@@ -67,6 +67,13 @@ tools = [
 llvm_config.add_tool_substitutions(
     tools, [config.weakref_tools_dir, config.filecheck_dir]
 )
+# The drivers' erasure checks through MlirOptMain (23.1.1: test/erasure-checks).
+if os.path.exists(os.path.join(config.weakref_tools_dir, "erasure-check-opt")):
+    config.available_features.add("erasure-checks")
+    llvm_config.add_tool_substitutions(
+        [ToolSubst("erasure-check-opt", unresolved="fatal")],
+        [config.weakref_tools_dir],
+    )
 
 # Tests of the mlir Python package built by this project.
 if config.python_package_root:
