@@ -14,7 +14,11 @@
 # application (quadratic): they are measured at 1,000 ops only.
 #
 #   benchmarks/erasure_checks.sh [BUILD_DIR] [N...]   (default build/, 1000 10000 100000)
-#   DRIVERS="walk conversion" benchmarks/erasure_checks.sh ...   (default: all four)
+#   DRIVERS="walk conversion" benchmarks/erasure_checks.sh ...   (default: all)
+# The Transform interpreter's payload check (patch 28) runs under its
+# expensive checks, with the context's erasure checks: its table compares the
+# script with no checks, with the expensive checks (before patch 28, and
+# patched with the erasure checks off), and with both.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${1:-$ROOT/build}
@@ -33,7 +37,11 @@ count() { # binary args...
   sed -n 's/.*Collected : \([0-9]*\).*/\1/p' <<<"$out"
 }
 ratio() { python3 -c "print(f'{$1/$2:.4f}')"; }
-read -ra drivers <<<"${DRIVERS:-greedy walk conversion conversion-rollback}"
+read -ra drivers <<<"${DRIVERS:-greedy walk conversion conversion-rollback transform}"
+transform=0
+for i in "${!drivers[@]}"; do
+  [[ ${drivers[i]} == transform ]] && { transform=1; unset 'drivers[i]'; }
+done
 printf '| driver | ops | before | off | on | expensive | off / before | on / off | on / expensive |\n'
 printf '|---|---|---|---|---|---|---|---|---|\n'
 for d in "${drivers[@]}"; do
@@ -50,4 +58,15 @@ for d in "${drivers[@]}"; do
     printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$d" "$n" "$before" "$off" \
       "$on" "$expensive" "$(ratio "$off" "$before")" "$(ratio "$on" "$off")" "$e_ratio"
   done
+done
+((transform)) || exit 0
+printf '\n| transform | ops | no checks | expensive, before 28 | expensive | expensive + erasure checks | expensive: patched / before | erasure checks: both / expensive |\n'
+printf '|---|---|---|---|---|---|---|---|\n'
+for n in "${SIZES[@]}"; do
+  off=$(count "$BIN/weakref-erasure-workload" off "$n" transform)
+  before=$(count "$BIN/weakref-erasure-workload-before" expensive "$n" transform)
+  expensive=$(count "$BIN/weakref-erasure-workload" expensive "$n" transform)
+  on=$(count "$BIN/weakref-erasure-workload" on "$n" transform)
+  printf '| transform | %s | %s | %s | %s | %s | %s | %s |\n' "$n" "$off" "$before" \
+    "$expensive" "$on" "$(ratio "$expensive" "$before")" "$(ratio "$on" "$expensive")"
 done
