@@ -7,10 +7,10 @@
 //
 // A test tool: MLIR's `MlirOptMain`, the driver of mlir-opt and of every
 // downstream *-opt tool (so `--mlir-check-erasures` is the option they all
-// have), with canonicalize and one test pass. The pass runs a pattern rooted
-// at `test.root` that erases the root through the rewriter, with the rewrite
-// driver chosen by its `driver` option, and ignores the driver's result, as
-// canonicalize and many other passes do:
+// have), with canonicalize, the Transform interpreter and one test pass. The
+// pass runs a pattern rooted at `test.root` that erases the root through the
+// rewriter, with the rewrite driver chosen by its `driver` option, and ignores
+// the driver's result, as canonicalize and many other passes do:
 //
 //   --test-erase="driver=greedy|walk|conversion|conversion-rollback
 //                 erase=root|next|next-directly"
@@ -20,9 +20,17 @@
 // behind the rewriter's back: run those with `--mlir-check-erasures` only
 // (without, they are the use-after-free the checks exist to report).
 //
+// For the Transform interpreter, `transform.test_erase_payload` erases the
+// payload ops of its operand (read only) directly, or with `through_rewriter`
+// through the TransformRewriter.
+//
 //===----------------------------------------------------------------------===//
 
+#include "mlir/Dialect/Transform/IR/TransformDialect.h"
+#include "mlir/Dialect/Transform/Interfaces/TransformInterfaces.h"
+#include "mlir/Dialect/Transform/Transforms/Passes.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
@@ -103,12 +111,51 @@ struct TestErasePass
                             llvm::cl::desc("root, next or next-directly"),
                             llvm::cl::init("root")};
 };
+/// Erases the payload ops of its operand, directly or, with
+/// `through_rewriter`, through the rewriter; only reads the handle.
+struct TestErasePayloadOp
+    : public Op<TestErasePayloadOp, OpTrait::OneOperand, OpTrait::ZeroResults,
+                OpTrait::ZeroSuccessors, OpTrait::ZeroRegions,
+                transform::TransformOpInterface::Trait,
+                MemoryEffectOpInterface::Trait> {
+  using Op::Op;
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(TestErasePayloadOp)
+  static ArrayRef<StringRef> getAttributeNames() { return {}; }
+  static StringRef getOperationName() { return "transform.test_erase_payload"; }
+
+  DiagnosedSilenceableFailure apply(transform::TransformRewriter &rewriter,
+                                    transform::TransformResults &,
+                                    transform::TransformState &state) {
+    for (Operation *op : llvm::to_vector(state.getPayloadOps(getOperand()))) {
+      if ((*this)->hasAttr("through_rewriter"))
+        rewriter.eraseOp(op);
+      else
+        op->erase();
+    }
+    return DiagnosedSilenceableFailure::success();
+  }
+
+  void getEffects(SmallVectorImpl<MemoryEffects::EffectInstance> &effects) {
+    transform::onlyReadsHandle(getOperation()->getOpOperands(), effects);
+    transform::modifiesPayload(effects);
+  }
+};
+
+struct TestTransformExtension
+    : public transform::TransformDialectExtension<TestTransformExtension> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(TestTransformExtension)
+  using Base::Base;
+  void init() { registerTransformOps<TestErasePayloadOp>(); }
+};
 } // namespace
 
 int main(int argc, char **argv) {
   registerCanonicalizerPass();
+  transform::registerInterpreterPass();
   PassRegistration<TestErasePass>();
   DialectRegistry registry;
+  registry.insert<transform::TransformDialect>();
+  registry.addExtensions<TestTransformExtension>();
   return asMainReturnCode(
       MlirOptMain(argc, argv, "erasure check test driver\n", registry));
 }
