@@ -24,6 +24,7 @@
 #include <benchmark/benchmark.h>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <malloc.h>
 #include <memory>
 #include <mutex>
@@ -153,33 +154,61 @@ enum class ThreadsMode {
 /// Ops referenced again and again by ThreadsMode::ReferenceHot.
 static constexpr unsigned kHotOps = 1024;
 
-/// Ops each thread of the two-thread benchmark references.
+/// Threads of the oversubscribed benchmark, and the rounds each makes.
+static constexpr unsigned kOversubscribed = 8, kOversubscribedRounds = 16;
+
+/// Ops each thread of the threads benchmark references.
 static constexpr unsigned kOpsPerThread = 1 << 15;
 
-/// One run of `threads` threads: each creates its own ops (from its own malloc
-/// arena, as threads building IR do) before the clock starts, waits for the
-/// others, then runs `mode`'s loop over them. Returns the time from the first
+/// Blocks threads until `count` have arrived. It does not spin: with more
+/// threads than cores, a spinning thread would take a core from one that has
+/// not finished yet.
+class Barrier {
+public:
+  explicit Barrier(unsigned count) : remaining(count) {}
+  void arriveAndWait() {
+    std::unique_lock<std::mutex> lock(mutex);
+    if (--remaining == 0)
+      allArrived.notify_all();
+    else
+      allArrived.wait(lock, [&] { return remaining == 0; });
+  }
+
+private:
+  std::mutex mutex;
+  std::condition_variable allArrived;
+  unsigned remaining;
+};
+
+/// One run of `threads` threads: each creates `opsPerThread` ops of its own
+/// (from its own malloc arena, as threads building IR do) before the clock
+/// starts, waits for the others, then runs `mode`'s loop over them (the
+/// Reference and StoreLoc loops `rounds` times, releasing the references
+/// between rounds). Returns the time from the first
 /// thread's start to the last one's end, in seconds.
 static double runFirstReferenceThreads(MLIRContext &context, unsigned threads,
                                        ThreadsMode mode,
-                                       std::vector<PrivateSet> &privateSets) {
+                                       std::vector<PrivateSet> &privateSets,
+                                       unsigned opsPerThread = kOpsPerThread,
+                                       unsigned rounds = 1) {
   const bool privateTraffic = mode == ThreadsMode::PrivateTraffic ||
                               mode == ThreadsMode::PrivateTrafficLocked;
   struct alignas(16) Block16 {
     void *object;
     uint64_t count;
   };
-  std::atomic<unsigned> arrived = 0, finished = 0;
+  std::atomic<unsigned> arrived = 0;
+  Barrier finished(threads);
   std::vector<Clock::time_point> starts(threads), ends(threads);
   std::vector<std::thread> workers;
   for (unsigned t = 0; t < threads; ++t)
     workers.emplace_back([&, t] {
-      std::vector<Operation *> ops(kOpsPerThread);
+      std::vector<Operation *> ops(opsPerThread);
       for (Operation *&op : ops)
         op = Operation::create(
             OperationState(UnknownLoc::get(&context), "b.op"));
-      std::vector<WeakOpRef> refs(kOpsPerThread);
-      std::vector<Block16> blocks(privateTraffic ? kOpsPerThread : 0);
+      std::vector<WeakOpRef> refs(opsPerThread);
+      std::vector<Block16> blocks(privateTraffic ? opsPerThread : 0);
       Location loc = UnknownLoc::get(&context);
       // First references to the thread's first `n` ops, and their release.
       auto reference = [&](unsigned n) {
@@ -191,20 +220,25 @@ static double runFirstReferenceThreads(MLIRContext &context, unsigned threads,
           refs[i] = WeakOpRef();
       };
       if (mode == ThreadsMode::ReferenceWarm) {
-        reference(kOpsPerThread);
-        release(kOpsPerThread);
+        reference(opsPerThread);
+        release(opsPerThread);
       }
+      // Spin, yielding, so that the threads start at once.
       arrived.fetch_add(1);
       while (arrived.load() != threads)
-        ;
+        std::this_thread::yield();
       starts[t] = Clock::now();
       switch (mode) {
       case ThreadsMode::Reference:
       case ThreadsMode::ReferenceWarm:
-        reference(kOpsPerThread);
+        for (unsigned round = 0; round < rounds; ++round) {
+          if (round)
+            release(opsPerThread);
+          reference(opsPerThread);
+        }
         break;
       case ThreadsMode::ReferenceHot:
-        for (unsigned pass = 0; pass < kOpsPerThread / kHotOps; ++pass) {
+        for (unsigned pass = 0; pass < opsPerThread / kHotOps; ++pass) {
           reference(kHotOps);
           release(kHotOps);
         }
@@ -212,8 +246,8 @@ static double runFirstReferenceThreads(MLIRContext &context, unsigned threads,
       case ThreadsMode::StoreLoc:
         // Eight passes: long enough that the threads' start skew does not
         // count.
-        for (unsigned pass = 0; pass < 8; ++pass)
-          for (unsigned i = 0; i < kOpsPerThread; ++i)
+        for (unsigned pass = 0; pass < 8 * rounds; ++pass)
+          for (unsigned i = 0; i < opsPerThread; ++i)
             ops[i]->setLoc(loc);
         break;
       case ThreadsMode::PrivateTraffic:
@@ -225,12 +259,12 @@ static double runFirstReferenceThreads(MLIRContext &context, unsigned threads,
           own.set.insert(ops[i]);
         };
         if (mode == ThreadsMode::PrivateTrafficLocked) {
-          for (unsigned i = 0; i < kOpsPerThread; ++i) {
+          for (unsigned i = 0; i < opsPerThread; ++i) {
             std::lock_guard<std::mutex> lock(own.mutex);
             traffic(i);
           }
         } else {
-          for (unsigned i = 0; i < kOpsPerThread; ++i)
+          for (unsigned i = 0; i < opsPerThread; ++i)
             traffic(i);
         }
         benchmark::DoNotOptimize(blocks.data());
@@ -239,9 +273,7 @@ static double runFirstReferenceThreads(MLIRContext &context, unsigned threads,
       }
       ends[t] = Clock::now();
       // Destroy only once every thread has stopped its clock.
-      finished.fetch_add(1);
-      while (finished.load() != threads)
-        ;
+      finished.arriveAndWait();
       for (Operation *op : ops) {
         privateSets[t].set.erase(op);
         op->destroy();
@@ -261,7 +293,7 @@ static double runFirstReferenceThreads(MLIRContext &context, unsigned threads,
 /// back, in alternating order, so that both see the same state of the host
 /// (on a shared VM, the speed of the same loop moves by several times over
 /// seconds); the `scaling` counter is the median of the iterations' ratios.
-/// Contention on the table, measured.
+/// Contention on the tables, measured.
 static void BM_FirstReferenceThreads(benchmark::State &state) {
   const auto mode = static_cast<ThreadsMode>(state.range(0));
   MLIRContext context;
@@ -296,6 +328,43 @@ BENCHMARK(BM_FirstReferenceThreads)
     ->Arg(int(ThreadsMode::PrivateTrafficLocked))
     ->Arg(int(ThreadsMode::ReferenceHot))
     ->Arg(int(ThreadsMode::ReferenceWarm))
+    ->UseManualTime();
+
+/// The median of `values`.
+static double median(std::vector<double> values) {
+  std::nth_element(values.begin(), values.begin() + values.size() / 2,
+                   values.end());
+  return values[values.size() / 2];
+}
+
+/// Throughput of kOversubscribed threads on the machine's cores over that of
+/// two threads, for first references and releases to disjoint ops of one
+/// context (Arg 0) and for the location-store control (Arg 1): the two
+/// threads' ops are shared among the kOversubscribed threads, and each thread
+/// goes over its ops kOversubscribedRounds times, so that a run lasts many
+/// scheduler time slices. A lock convoy (a thread preempted while it holds a
+/// lock stalls every thread that needs it) reads well below the control.
+static void BM_FirstReferenceOversubscribed(benchmark::State &state) {
+  const auto mode = static_cast<ThreadsMode>(state.range(0));
+  MLIRContext context;
+  context.allowUnregisteredDialects();
+  std::vector<PrivateSet> privateSets(kOversubscribed);
+  std::vector<double> ratios;
+  for (auto _ : state) {
+    double two = runFirstReferenceThreads(context, 2, mode, privateSets,
+                                          kOpsPerThread, kOversubscribedRounds);
+    double many = runFirstReferenceThreads(
+        context, kOversubscribed, mode, privateSets,
+        2 * kOpsPerThread / kOversubscribed, kOversubscribedRounds);
+    ratios.push_back(two / many);
+    state.SetIterationTime(two + many);
+  }
+  state.counters["oversubscribed"] = median(ratios);
+  state.counters["threads"] = kOversubscribed;
+}
+BENCHMARK(BM_FirstReferenceOversubscribed)
+    ->Arg(int(ThreadsMode::Reference))
+    ->Arg(int(ThreadsMode::StoreLoc))
     ->UseManualTime();
 
 BENCHMARK_MAIN();

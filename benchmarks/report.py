@@ -190,6 +190,17 @@ def collect(flavor):
         "allocator's per-CPU stacks)",
         scaling(5)[0], "{:.2f}x",
         "first references, warm-allocator control: 2 threads / 1 thread (throughput)", unit="")
+    # BM_FirstReferenceOversubscribed: the two threads' work shared among 8
+    # threads on the machine's cores, throughput over the two threads'.
+    def oversubscribed(mode):
+        name = f"BM_FirstReferenceOversubscribed/{mode}/manual_time"
+        return (median(runs, name, "oversubscribed"), median(runs, name, "threads"))
+    ratio, threads = oversubscribed(0)
+    control, _ = oversubscribed(1)
+    add(flavor, f"the row's first references and releases on {threads:.0f} threads on this "
+        "machine's cores / 2 threads (throughput, the same ops in all)", ratio, "{:.2f}x",
+        "first references, oversubscribed / 2 threads (throughput)", unit="",
+        note=f" (the location-store control: {control:.2f}x)")
     add(flavor, "copy + drop of an extra reference (ns)", ns_per_item(runs, "BM_RefCopy"),
         "{:.1f}", "copy + drop of an extra reference (ns)", unit="")
     add(flavor, "for scale: one uncontended atomic read-modify-write (ns)",

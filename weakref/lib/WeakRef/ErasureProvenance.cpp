@@ -108,7 +108,7 @@ ErasureProvenance::createPatternListener() {
 void ErasureProvenance::onDestroy(Operation *op, void *userData) {
   // Runs on the thread destroying `op`, perhaps on several at once, with no
   // lock of MLIR's held: taking `mutex` (and creating a reference to `op`,
-  // which takes the context's table lock) cannot deadlock with MLIR. Of the
+  // which takes a table lock of the context) cannot deadlock with MLIR. Of the
   // IR it reads only `op`'s name and location, as the hook's contract asks.
   auto *self = static_cast<ErasureProvenance *>(userData);
   Record record;
