@@ -40,13 +40,15 @@ for variant in before after; do
   V=$OUT/$variant
   FLAGS=(-std=c++17 -O2 -DNDEBUG -fno-rtti -I"$V/mlir/include" -I"$SRC/mlir/include"
     -I"$BUILD/tools/mlir/include" -I"$SRC/llvm/include" -I"$BUILD/include" -I"$V/mlir/lib/IR"
-    -I"$ROOT/benchmarks" -I"$ROOT/weakref/include")
-  objs=()
+    -I"$SRC/mlir/lib/IR" -I"$ROOT/benchmarks" -I"$ROOT/weakref/include")
+  objs=() pids=()
   for f in WeakOpRef Operation Block Region Value MLIRContext; do
     c++ "${FLAGS[@]}" -c "$V/mlir/lib/IR/$f.cpp" -o "$V/$f.o" &
-    objs+=("$V/$f.o")
+    pids+=($!) objs+=("$V/$f.o")
   done
-  wait
+  for pid in "${pids[@]}"; do
+    wait "$pid" || { echo "core_ab.sh: error: compiling the $variant core failed" >&2; exit 1; }
+  done
   for bench in core-ir core; do
     src=$ROOT/benchmarks/$([[ $bench == core ]] && echo CoreBench || echo CoreIRBench).cpp
     c++ "${FLAGS[@]}" -c "$src" -o "$V/$bench.o"
