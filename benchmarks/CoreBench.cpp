@@ -24,6 +24,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -201,5 +202,34 @@ static void BM_ParallelCanonicalize(benchmark::State &state) {
 BENCHMARK(BM_ParallelCanonicalize)
     ->ArgsProduct({{0, 1}, {1, 2}})
     ->Unit(benchmark::kMillisecond);
+
+#if LLVM_VERSION_MAJOR >= 23
+/// Canonicalize nested on 256 functions, on `threads` threads, with the
+/// context's erasure checks (23.1.1 series, patch 27) off (Arg 0) or on (Arg
+/// 1): each thread that canonicalizes a function references its ops (the
+/// greedy driver's worklist) and destroys those it folds away, so the checks'
+/// references are taken and invalidated on the pool's threads.
+static void BM_NestedCanonicalizeErasureChecks(benchmark::State &state) {
+  bool checks = state.range(0);
+  unsigned threads = state.range(1);
+  std::string text = weakref::bench::foldableChains(256);
+  DialectRegistry registry;
+  registry.insert<arith::ArithDialect, func::FuncDialect>();
+  MLIRContext context(registry, MLIRContext::Threading::DISABLED);
+  llvm::DefaultThreadPool pool(llvm::hardware_concurrency(threads));
+  if (threads > 1)
+    context.setThreadPool(pool);
+  context.loadAllAvailableDialects();
+  context.enableErasureChecks(checks);
+  for (auto _ : state)
+    weakref::bench::timePipeline(
+        state, context, text, /*referenced=*/false, [](PassManager &pm) {
+          pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
+        });
+}
+BENCHMARK(BM_NestedCanonicalizeErasureChecks)
+    ->ArgsProduct({{0, 1}, {1, 2}})
+    ->Unit(benchmark::kMillisecond);
+#endif
 
 BENCHMARK_MAIN();
