@@ -180,12 +180,14 @@ static void BM_DestroyOp(benchmark::State &state) {
 }
 BENCHMARK(BM_DestroyOp)->Arg(0)->Arg(1)->UseManualTime();
 
-/// canonicalize over 128 functions, with every op referenced (Arg 1) or none
-/// (Arg 0), on `threads` threads.
-static void BM_ParallelCanonicalize(benchmark::State &state) {
-  bool referenced = state.range(0);
-  unsigned threads = state.range(1);
-  std::string text = weakref::bench::foldableChains(128);
+/// Times canonicalize nested on `numFuncs` functions of foldableChains, on a
+/// pool of `threads` threads, every op referenced first if `referenced`;
+/// `configure` sets up the context before the runs.
+template <typename ConfigureFn>
+static void timeNestedCanonicalize(benchmark::State &state, unsigned numFuncs,
+                                   unsigned threads, bool referenced,
+                                   ConfigureFn configure) {
+  std::string text = weakref::bench::foldableChains(numFuncs);
   DialectRegistry registry;
   registry.insert<arith::ArithDialect, func::FuncDialect>();
   MLIRContext context(registry, MLIRContext::Threading::DISABLED);
@@ -193,11 +195,19 @@ static void BM_ParallelCanonicalize(benchmark::State &state) {
   if (threads > 1)
     context.setThreadPool(pool);
   context.loadAllAvailableDialects();
+  configure(context);
   for (auto _ : state)
     weakref::bench::timePipeline(
         state, context, text, referenced, [](PassManager &pm) {
           pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
         });
+}
+
+/// canonicalize over 128 functions, with every op referenced (Arg 1) or none
+/// (Arg 0), on `threads` threads.
+static void BM_ParallelCanonicalize(benchmark::State &state) {
+  timeNestedCanonicalize(state, 128, state.range(1), state.range(0),
+                         [](MLIRContext &) {});
 }
 BENCHMARK(BM_ParallelCanonicalize)
     ->ArgsProduct({{0, 1}, {1, 2}})
@@ -211,21 +221,9 @@ BENCHMARK(BM_ParallelCanonicalize)
 /// references are taken and invalidated on the pool's threads.
 static void BM_NestedCanonicalizeErasureChecks(benchmark::State &state) {
   bool checks = state.range(0);
-  unsigned threads = state.range(1);
-  std::string text = weakref::bench::foldableChains(256);
-  DialectRegistry registry;
-  registry.insert<arith::ArithDialect, func::FuncDialect>();
-  MLIRContext context(registry, MLIRContext::Threading::DISABLED);
-  llvm::DefaultThreadPool pool(llvm::hardware_concurrency(threads));
-  if (threads > 1)
-    context.setThreadPool(pool);
-  context.loadAllAvailableDialects();
-  context.enableErasureChecks(checks);
-  for (auto _ : state)
-    weakref::bench::timePipeline(
-        state, context, text, /*referenced=*/false, [](PassManager &pm) {
-          pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
-        });
+  timeNestedCanonicalize(
+      state, 256, state.range(1), /*referenced=*/false,
+      [&](MLIRContext &context) { context.enableErasureChecks(checks); });
 }
 BENCHMARK(BM_NestedCanonicalizeErasureChecks)
     ->ArgsProduct({{0, 1}, {1, 2}})

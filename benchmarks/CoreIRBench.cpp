@@ -287,6 +287,13 @@ static double runFirstReferenceThreads(MLIRContext &context, unsigned threads,
       .count();
 }
 
+/// The median of `values`.
+static double median(std::vector<double> values) {
+  std::nth_element(values.begin(), values.begin() + values.size() / 2,
+                   values.end());
+  return values[values.size() / 2];
+}
+
 /// Throughput on two threads over that on one, for first references to
 /// disjoint ops of one context (Arg 0) and for the five controls above (Args
 /// 1 to 5). Each iteration times a one-thread run and a two-thread run back to
@@ -313,9 +320,7 @@ static void BM_FirstReferenceThreads(benchmark::State &state) {
     twoThreads += two;
     state.SetIterationTime(one + two);
   }
-  std::nth_element(ratios.begin(), ratios.begin() + ratios.size() / 2,
-                   ratios.end());
-  state.counters["scaling"] = ratios[ratios.size() / 2];
+  state.counters["scaling"] = median(ratios);
   state.counters["one_thread_s"] = oneThread / state.iterations();
   state.counters["two_threads_s"] = twoThreads / state.iterations();
   state.counters["ops_per_thread"] = kOpsPerThread;
@@ -329,13 +334,6 @@ BENCHMARK(BM_FirstReferenceThreads)
     ->Arg(int(ThreadsMode::ReferenceHot))
     ->Arg(int(ThreadsMode::ReferenceWarm))
     ->UseManualTime();
-
-/// The median of `values`.
-static double median(std::vector<double> values) {
-  std::nth_element(values.begin(), values.begin() + values.size() / 2,
-                   values.end());
-  return values[values.size() / 2];
-}
 
 /// Throughput of kOversubscribed threads on the machine's cores over that of
 /// two threads, for first references and releases to disjoint ops of one
