@@ -12,7 +12,7 @@
 # (BM_ParallelCanonicalize) run the tree's other code as it was built.
 #
 #   benchmarks/core_ab.sh PATCH [ROUNDS] [-- benchmark args]
-#   e.g. benchmarks/core_ab.sh patches/llvm-23.1.1/0018-*.patch 3
+#   e.g. benchmarks/core_ab.sh patches/llvm-23.1.1/0016-*.patch 3
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PATCH=$(realpath "${1:?usage: core_ab.sh PATCH [ROUNDS] [-- benchmark args]}")
