@@ -215,7 +215,7 @@ BENCHMARK(BM_ParallelCanonicalize)
 
 #if LLVM_VERSION_MAJOR >= 23
 /// Canonicalize nested on 256 functions, on `threads` threads, with the
-/// context's erasure checks (23.1.1 series, patch 24) off (Arg 0) or on (Arg
+/// context's erasure checks (23.1.1 series, patch 25) off (Arg 0) or on (Arg
 /// 1): each thread that canonicalizes a function references its ops (the
 /// greedy driver's worklist) and destroys those it folds away, so the checks'
 /// references are taken and invalidated on the pool's threads.

@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 //
 // Parse + rewrite of about N ops with the rewrite drivers' erasure checks off
-// or on (23.1.1; greedy: patch 24, walk: 27, dialect conversion: 28,
+// or on (23.1.1; greedy: patch 25, walk: 28, dialect conversion: 29,
 // Transform interpreter: 28):
 //   greedy                 canonicalize (the greedy driver)
 //   walk                   walkAndApplyPatterns
@@ -14,7 +14,7 @@
 //   transform              a Transform script: a handle to every `arith.subi`
 //                          and one to every function, then, per function,
 //                          canonicalization patterns and CSE; the payload
-//                          check of patch 26 runs under the interpreter's
+//                          check of patch 27 runs under the interpreter's
 //                          expensive checks, which `expensive` turns on alone
 // walk and conversion apply one pattern that replaces each `arith.subi` with
 // an `arith.muli` of its operands (a third of the ops).

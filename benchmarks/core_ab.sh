@@ -13,6 +13,7 @@
 #
 #   benchmarks/core_ab.sh PATCH [ROUNDS] [-- benchmark args]
 #   e.g. benchmarks/core_ab.sh patches/llvm-23.1.1/0016-*.patch 3
+#   CORE_SRC=<a patched llvm-project checkout> takes the core files from it
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PATCH=$(realpath "${1:?usage: core_ab.sh PATCH [ROUNDS] [-- benchmark args]}")
@@ -21,6 +22,9 @@ ROUNDS=3
 [[ ${1:-} =~ ^[0-9]+$ ]] && { ROUNDS=$1; shift; }
 [[ ${1:-} == -- ]] && shift
 SRC=$("$ROOT/setup.sh" --print-tree)/src
+# The core's files (mlir/ only) may come from another checkout of the
+# patched tree, e.g. scripts/dev-tree.sh's, before a patch is exported.
+CORE_SRC=${CORE_SRC:-$SRC}
 BUILD=$("$ROOT/setup.sh" --print-llvm-build)
 PROJECT=$ROOT/build
 [[ -f $BUILD/lib/libMLIRIR.a && -f $PROJECT/lib/libMLIRWeakRef.a ]] ||
@@ -30,7 +34,7 @@ rm -rf "$OUT" && mkdir -p "$OUT"
 CORE=(mlir/lib/IR/{WeakOpRef,Operation,Block,Region,Value,MLIRContext}.cpp mlir/lib/IR/WeakRefTable.h
   mlir/include/mlir/IR/{Operation,Block,Value,WeakOpRef}.h mlir/unittests/IR/WeakOpRefTest.cpp)
 for variant in before after; do
-  for f in "${CORE[@]}"; do install -D -m644 "$SRC/$f" "$OUT/$variant/$f"; done
+  for f in "${CORE[@]}"; do install -D -m644 "$CORE_SRC/$f" "$OUT/$variant/$f"; done
 done
 patch -s -R -p1 -d "$OUT/before" <"$PATCH" ||
   { echo "core_ab.sh: error: $PATCH does not reverse on the core files" >&2; exit 1; }
@@ -66,6 +70,11 @@ for ((r = 1; r <= ROUNDS; r++)); do
     done
   done
 done
+# Heap per referenced op: malloc's accounting, the same in every round.
+for variant in before after; do
+  "$OUT/$variant/weakref-core-ir-bench" --benchmark_filter=BM_MemoryPerReferencedOp \
+    --benchmark_out="$OUT/$variant-memory.json" --benchmark_out_format=json >/dev/null
+done
 /usr/bin/python3 - "$OUT" "$ROUNDS" <<'PY'
 import json, statistics, sys
 out, rounds = sys.argv[1], int(sys.argv[2])
@@ -81,6 +90,11 @@ def medians(variant):
                         values.setdefault((b["name"], k), []).append(v)
     return {k: statistics.median(v) for k, v in values.items()}
 before, after = medians("before"), medians("after")
+for variant, values in (("before", before), ("after", after)):
+    for b in json.load(open(f"{out}/{variant}-memory.json"))["benchmarks"]:
+        values[(b["name"], "bytes_per_ref_op")] = b["bytes_per_ref_op"]
+    values[("BM_MemoryPerReferencedOp (worst size)", "bytes_per_ref_op")] = max(
+        v for k, v in values.items() if k[1] == "bytes_per_ref_op")
 print(f"{'benchmark':58} {'counter':14} {'before':>10} {'after':>10}")
 for key in sorted(before.keys() & after.keys()):
     print(f"{key[0]:58} {key[1]:14} {before[key]:10.3f} {after[key]:10.3f}")

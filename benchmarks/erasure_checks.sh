@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # benchmarks/erasure_checks.sh -- what the rewrite drivers' erasure checks
-# (23.1.1; greedy: patch 24, walk: 27, dialect conversion: 28) cost on parse +
+# (23.1.1; greedy: patch 25, walk: 28, dialect conversion: 29) cost on parse +
 # rewrite (greedy: canonicalize; walk and conversion, one-shot and with
 # rollback: a pattern replacing a third of the ops), in instructions counted
 # by callgrind inside `weakref_workload` (benchmarks/ErasureCheckWorkload.cpp),
@@ -15,9 +15,9 @@
 #
 #   benchmarks/erasure_checks.sh [BUILD_DIR] [N...]   (default build/, 1000 10000 100000)
 #   DRIVERS="walk conversion" benchmarks/erasure_checks.sh ...   (default: all)
-# The Transform interpreter's payload check (patch 26) runs under its
+# The Transform interpreter's payload check (patch 27) runs under its
 # expensive checks, with the context's erasure checks: its table compares the
-# script with no checks, with the expensive checks (before patch 26, and
+# script with no checks, with the expensive checks (before patch 27, and
 # patched with the erasure checks off), and with both.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -27,7 +27,7 @@ SIZES=("$@")
 ((${#SIZES[@]})) || SIZES=(1000 10000 100000)
 BIN=$BUILD/bin
 for b in weakref-erasure-workload{,-before,-expensive}; do
-  [[ -x $BIN/$b ]] || { echo "erasure_checks.sh: error: $BIN/$b not built (a 23.1.1 build with patch 24: ./setup.sh)" >&2; exit 1; }
+  [[ -x $BIN/$b ]] || { echo "erasure_checks.sh: error: $BIN/$b not built (a 23.1.1 build with patch 25: ./setup.sh)" >&2; exit 1; }
 done
 command -v valgrind >/dev/null || { echo "erasure_checks.sh: error: valgrind not installed" >&2; exit 1; }
 count() { # binary args...

@@ -257,7 +257,7 @@ GTEST_SPECS=(
   "PayloadErasurePrefixTest mlir/unittests/Dialect/Transform/PayloadErasureTest.cpp MLIRIR MLIRParser MLIRTransformDialect"
 )
 # The C API tests: file, test binary (an LLVM target). Not rewrite.c, which
-# patch 25 extends: mlir-capi-rewrite-test links every dialect of MLIR (about
+# patch 26 extends: mlir-capi-rewrite-test links every dialect of MLIR (about
 # 2,100 more steps).
 CAPI_SPECS=(
   "mlir/test/CAPI/opref.c mlir-capi-opref-test"

@@ -64,7 +64,7 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:allow_user_p
 echo "running $OUT/WeakOpRefTest"
 "$OUT/WeakOpRefTest" "$@"
 
-# 23.1.1: the drivers' erasure checks (patches 15 and 24-26), their unit tests
+# 23.1.1: the drivers' erasure checks (patches 15 and 25-27), their unit tests
 # with the core, the pattern machinery and both drivers instrumented the same
 # way (unittests/CMakeLists.txt, target ErasureChecksAsanTests).
 PROJECT_BUILD=$("$ROOT/setup.sh" --print-build-dir)

@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 //
 // The false-positive oracle of the greedy driver's erasure checks (23.1.1,
-// patch 24): runs MLIR's own patterns, with the checks on, over upstream's
+// patch 25): runs MLIR's own patterns, with the checks on, over upstream's
 // test inputs. Each file is split at `// -----` as mlir-opt
 // --split-input-file does; each chunk that parses and verifies (with the
 // `mlir` Python package's dialects) is canonicalized, then run through

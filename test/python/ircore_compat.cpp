@@ -2,7 +2,7 @@
 //
 // The installed mlir/Bindings/Python/IRCore.h keeps the constructors that
 // upstream 23.1.1 gives the classes the liveness patches changed, so that
-// Python extensions written against upstream still compile (patch 18,
+// Python extensions written against upstream still compile (patch 19,
 // "Check iterators, lists and operands through weak references"). Compiled
 // only (-fsyntax-only) by the ctest test ircore-upstream-signatures.
 //
