@@ -140,10 +140,13 @@ def run(package, kind, n=None):
     return float(out.stdout.strip())
 
 
-def instructions(package, kind, n, toggle=None):
-    """Instructions executed by the child process, or with `toggle` (a
-    callgrind function pattern) only inside that function, by callgrind."""
+def callgrind_events(package, kind, n, toggle=None, cache_sim=False):
+    """Callgrind's counts for the child process, or with `toggle` (callgrind
+    function patterns, comma-separated) only inside those functions: a dict
+    from event name (Ir; with `cache_sim`, also the cache events) to count."""
     cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
+    if cache_sim:
+        cmd.append("--cache-sim=yes")
     for function in (toggle or "").split(","):
         if function:
             cmd.append(f"--toggle-collect={function}")
@@ -153,7 +156,15 @@ def instructions(package, kind, n, toggle=None):
     out = subprocess.run(cmd + [sys.executable, "-c", CHILD, kind, str(n)],
                          env=dict(child_env(package), PYTHONHASHSEED="0"),
                          capture_output=True, text=True, check=True)
-    return int(out.stderr.split("Collected :")[1].split()[0])
+    names = out.stderr.split("Events    :")[1].split("\n")[0].split()
+    counts = out.stderr.split("Collected :")[1].split("\n")[0].split()
+    return dict(zip(names, map(int, counts)))
+
+
+def instructions(package, kind, n, toggle=None):
+    """Instructions executed by the child process, or with `toggle` (a
+    callgrind function pattern) only inside that function, by callgrind."""
+    return callgrind_events(package, kind, n, toggle)["Ir"]
 
 
 # Workloads counted with callgrind: (label, kind, what is counted, target).
@@ -195,14 +206,21 @@ COUNTED_SCALING = [
 ]
 
 
-def side_by_side(label, kind, target, patched, baseline, reps, n=None):
-    """Runs `kind` (at size `n`) `reps` times in each package, alternating so
-    that drift hits both; the medians and their ratio, with the name of the
-    row's target."""
+def alternate(kind, patched, baseline, reps, n=None):
+    """The times of `reps` runs of `kind` (at size `n`) in each package,
+    alternating so that drift hits both: (patched, baseline) lists."""
     p, b = [], []
     for _ in range(reps):
         b.append(run(baseline, kind, n))
         p.append(run(patched, kind, n))
+    return p, b
+
+
+def side_by_side(label, kind, target, patched, baseline, reps, n=None):
+    """Runs `kind` (at size `n`) `reps` times in each package, alternating so
+    that drift hits both; the medians and their ratio, with the name of the
+    row's target."""
+    p, b = alternate(kind, patched, baseline, reps, n)
     return dict(metric=label, baseline_ms=1e3 * statistics.median(b),
                 patched_ms=1e3 * statistics.median(p),
                 ratio=statistics.median(p) / statistics.median(b), target=target)
