@@ -188,6 +188,12 @@ LLVM_TARGETS=(
 # MlirOptMain, for the drivers' erasure checks through mlir-opt's driver
 # (23.1.1: test/erasure-checks/erasure-check-opt.cpp).
 ((${LLVM_VERSION%%.*} >= 23)) && LLVM_TARGETS+=(MLIROptLib)
+# The dialects of upstream's integer range lit tests, MLIR's Test dialect
+# among them, for test/analyses/analysis-opt.cpp (23.1.1 series).
+((${LLVM_VERSION%%.*} >= 23)) && [[ $VARIANT == patched ]] && LLVM_TARGETS+=(
+  MLIRAffineDialect MLIRArithTransforms MLIRGPUDialect MLIRIndexDialect
+  MLIRLLVMDialect MLIRMemRefDialect MLIRNVVMDialect MLIRSCFDialect
+  MLIRTensorDialect MLIRTestDialect MLIRUBDialect MLIRVectorDialect)
 # The Python package (python/): its C API and generated dialect bindings.
 python_bindings && LLVM_TARGETS+=(
   MLIRCAPIDebug MLIRCAPIInterfaces MLIRFuncInlinerExtension
@@ -211,9 +217,18 @@ fi
 UPSTREAM_SUITES=(Pass/MLIRPassTests Support/MLIRSupportTests)
 # The SCF fix's test (23.1.1 series: ForallCanonicalizationTest.cpp).
 ((${LLVM_VERSION%%.*} >= 23)) && UPSTREAM_SUITES+=(Dialect/SCF/MLIRSCFTests)
+# The data-flow solver's liveness tests (23.1.1 series: DataFlowFrameworkTest.cpp,
+# a suite the unpatched tree does not have).
+SERIES_SUITES=()
+((${LLVM_VERSION%%.*} >= 23)) && SERIES_SUITES+=(Analysis/MLIRAnalysisTests)
+UPSTREAM_SUITES+=("${SERIES_SUITES[@]}")
 # MLIRIRTests links MLIR's Test dialect: built only with --upstream-ir-tests.
 UPSTREAM_IR_SUITE=IR/MLIRIRTests
-UPSTREAM_TEST_TARGETS=("${UPSTREAM_SUITES[@]##*/}")
+UPSTREAM_TEST_TARGETS=()
+for suite in "${UPSTREAM_SUITES[@]}"; do
+  [[ $VARIANT == baseline && " ${SERIES_SUITES[*]} " == *" $suite "* ]] ||
+    UPSTREAM_TEST_TARGETS+=("${suite##*/}")
+done
 ((UPSTREAM_IR_TESTS)) && UPSTREAM_TEST_TARGETS+=("${UPSTREAM_IR_SUITE##*/}")
 # The C API tests come with the series (weak references: opref.c;
 # mlirOperationGetUserOutside: users.c): not in the baseline tree.

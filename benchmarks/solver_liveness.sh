@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# benchmarks/solver_liveness.sh -- what the data-flow solver's anchor liveness
+# tracking (23.1.1 series, DataFlowConfig::setTrackAnchorLiveness) costs, in
+# instructions counted by callgrind inside `weakref_workload`
+# (benchmarks/SolverWorkload.cpp; parsing is outside), the patched and the
+# unpatched build's binaries run side by side:
+#   solver   dead code + constant propagation + integer ranges over a function
+#            of N ops, then every value's range looked up: unpatched, patched
+#            with tracking off, and on
+#   pass     int-range-optimizations over the same function as each build has
+#            it: unpatched (folding and region simplification off) and
+#            patched (both on, the solver tracking)
+#
+#   benchmarks/solver_liveness.sh [PATCHED_BUILD [BASELINE_BUILD]] [N...]
+#   (default: the release builds build-noassert and build-baseline-noassert,
+#   sizes 1000 10000 100000)
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+PATCHED=${1:-$ROOT/build-noassert}
+BASELINE=${2:-$ROOT/build-baseline-noassert}
+shift 2 || shift $# || true
+SIZES=("$@")
+((${#SIZES[@]})) || SIZES=(1000 10000 100000)
+for b in "$PATCHED" "$BASELINE"; do
+  [[ -x $b/bin/weakref-solver-workload ]] || {
+    echo "solver_liveness.sh: error: $b/bin/weakref-solver-workload not built (a 23.1.1 project build: ./setup.sh [--baseline] --flavor release)" >&2
+    exit 1
+  }
+done
+"$PATCHED/bin/weakref-solver-workload" on 6 2>/dev/null || {
+  echo "solver_liveness.sh: error: $PATCHED is not a build against the patched tree (its workload has no 'on')" >&2
+  exit 1
+}
+command -v valgrind >/dev/null || { echo "solver_liveness.sh: error: valgrind not installed" >&2; exit 1; }
+count() { # binary args...
+  local out
+  out=$(valgrind --tool=callgrind --toggle-collect=weakref_workload \
+    --callgrind-out-file=/dev/null "$@" 2>&1) || { echo "$out" >&2; return 1; }
+  sed -n 's/.*Collected : \([0-9]*\).*/\1/p' <<<"$out"
+}
+ratio() { python3 -c "print(f'{$1/$2:.4f}')"; }
+printf '| ops | solver unpatched | off | on | off / unpatched | on / off | pass unpatched | pass patched | patched / unpatched |\n'
+printf '|---|---|---|---|---|---|---|---|---|\n'
+for n in "${SIZES[@]}"; do
+  base=$(count "$BASELINE/bin/weakref-solver-workload" off "$n")
+  off=$(count "$PATCHED/bin/weakref-solver-workload" off "$n")
+  on=$(count "$PATCHED/bin/weakref-solver-workload" on "$n")
+  pbase=$(count "$BASELINE/bin/weakref-solver-workload" pass "$n")
+  ppatched=$(count "$PATCHED/bin/weakref-solver-workload" pass "$n")
+  printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$n" "$base" "$off" "$on" \
+    "$(ratio "$off" "$base")" "$(ratio "$on" "$off")" "$pbase" "$ppatched" "$(ratio "$ppatched" "$pbase")"
+done
