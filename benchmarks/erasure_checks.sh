@@ -29,14 +29,8 @@ BIN=$BUILD/bin
 for b in weakref-erasure-workload{,-before,-expensive}; do
   [[ -x $BIN/$b ]] || { echo "erasure_checks.sh: error: $BIN/$b not built (a 23.1.1 build with patch 25: ./setup.sh)" >&2; exit 1; }
 done
-command -v valgrind >/dev/null || { echo "erasure_checks.sh: error: valgrind not installed" >&2; exit 1; }
-count() { # binary args...
-  local out
-  out=$(valgrind --tool=callgrind --toggle-collect=weakref_workload \
-    --callgrind-out-file=/dev/null "$@" 2>&1) || { echo "$out" >&2; return 1; }
-  sed -n 's/.*Collected : \([0-9]*\).*/\1/p' <<<"$out"
-}
-ratio() { python3 -c "print(f'{$1/$2:.4f}')"; }
+# count, ratio
+source "$ROOT/benchmarks/workload_counts.sh"
 read -ra drivers <<<"${DRIVERS:-greedy walk conversion conversion-rollback transform}"
 transform=0
 for i in "${!drivers[@]}"; do

@@ -23,7 +23,7 @@ SIZES=("$@")
 ((${#SIZES[@]})) || SIZES=(1000 10000 100000)
 for b in "$PATCHED" "$BASELINE"; do
   [[ -x $b/bin/weakref-solver-workload ]] || {
-    echo "solver_liveness.sh: error: $b/bin/weakref-solver-workload not built (a 23.1.1 project build: ./setup.sh [--baseline] --flavor release)" >&2
+    echo "solver_liveness.sh: error: $b/bin/weakref-solver-workload not built (a 23.1.1 project build: ASSERTIONS=OFF ./setup.sh [--baseline] --no-demo)" >&2
     exit 1
   }
 done
@@ -31,14 +31,8 @@ done
   echo "solver_liveness.sh: error: $PATCHED is not a build against the patched tree (its workload has no 'on')" >&2
   exit 1
 }
-command -v valgrind >/dev/null || { echo "solver_liveness.sh: error: valgrind not installed" >&2; exit 1; }
-count() { # binary args...
-  local out
-  out=$(valgrind --tool=callgrind --toggle-collect=weakref_workload \
-    --callgrind-out-file=/dev/null "$@" 2>&1) || { echo "$out" >&2; return 1; }
-  sed -n 's/.*Collected : \([0-9]*\).*/\1/p' <<<"$out"
-}
-ratio() { python3 -c "print(f'{$1/$2:.4f}')"; }
+# count, ratio
+source "$ROOT/benchmarks/workload_counts.sh"
 printf '| ops | solver unpatched | off | on | off / unpatched | on / off | pass unpatched | pass patched | patched / unpatched |\n'
 printf '|---|---|---|---|---|---|---|---|---|\n'
 for n in "${SIZES[@]}"; do
