@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# benchmarks/analysis_caches.sh -- what the weak references of DominanceInfo's
+# and SymbolTableCollection's cache entries (23.1.1 series) cost, in
+# instructions counted by callgrind inside `weakref_workload`
+# (benchmarks/AnalysisCacheWorkload.cpp), the patched and the unpatched
+# build's binaries run side by side:
+#   dominance  every operand of N diamond-CFG functions checked to dominate
+#              its user through one DominanceInfo, twice (parsing outside)
+#   symbols    the callees of N functions looked up through one
+#              SymbolTableCollection, twice (parsing outside)
+#   pipeline   parse N diamond-CFG functions, then cse, canonicalize, cse
+#              with the verifier after each pass
+#
+#   benchmarks/analysis_caches.sh [PATCHED_BUILD [BASELINE_BUILD]] [N...]
+#   (default: the release builds build-noassert and build-baseline-noassert,
+#   sizes 100 1000 10000)
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+PATCHED=${1:-$ROOT/build-noassert}
+BASELINE=${2:-$ROOT/build-baseline-noassert}
+shift 2 || shift $# || true
+SIZES=("$@")
+((${#SIZES[@]})) || SIZES=(100 1000 10000)
+BIN=bin/weakref-analysis-cache-workload
+for b in "$PATCHED" "$BASELINE"; do
+  [[ -x $b/$BIN ]] || {
+    echo "analysis_caches.sh: error: $b/$BIN not built (a 23.1.1 project build: ASSERTIONS=OFF ./setup.sh [--baseline] --no-demo)" >&2
+    exit 1
+  }
+done
+# count, ratio
+source "$ROOT/benchmarks/workload_counts.sh"
+printf '| workload | functions | unpatched | patched | patched / unpatched |\n'
+printf '|---|---|---|---|---|\n'
+for kind in dominance symbols pipeline; do
+  for n in "${SIZES[@]}"; do
+    base=$(count "$BASELINE/$BIN" "$kind" "$n")
+    patched=$(count "$PATCHED/$BIN" "$kind" "$n")
+    printf '| %s | %s | %s | %s | %s |\n' "$kind" "$n" "$base" "$patched" "$(ratio "$patched" "$base")"
+  done
+done
