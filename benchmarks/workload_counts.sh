@@ -1,5 +1,6 @@
 # benchmarks/workload_counts.sh -- sourced by the scripts that compare
-# workload binaries in instructions (erasure_checks.sh, solver_liveness.sh).
+# workload binaries in instructions (erasure_checks.sh, solver_liveness.sh,
+# analysis_caches.sh).
 # `count BINARY ARGS...` prints the instructions callgrind counts inside
 # `weakref_workload`; `ratio A B` prints A / B to four places.
 command -v valgrind >/dev/null || { echo "${0##*/}: error: valgrind not installed" >&2; exit 1; }
