@@ -17,6 +17,9 @@
 //   weakref-analysis-cache-workload symbols N    N functions each calling the
 //       next; every callee looked up through one SymbolTableCollection, twice;
 //       parsing is outside
+//   weakref-analysis-cache-workload verify N     N functions of one block
+//       (9 ops) each, verified twice (a DominanceInfo per function, asked
+//       whether each operand dominates its user); parsing is outside
 //   weakref-analysis-cache-workload pipeline N   parse the dominance module,
 //       then cse, canonicalize, cse with the verifier after each pass (a new
 //       DominanceInfo per verification, and one per CSE run)
@@ -29,6 +32,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
@@ -40,12 +44,27 @@
 
 using namespace mlir;
 
-/// N functions: a diamond CFG each ("dominance", "pipeline"), or a call to
-/// the next function each ("symbols").
-static std::string makeModule(bool calls, unsigned n) {
+/// N functions: a diamond CFG each ("dominance", "pipeline"), a call to the
+/// next function each ("symbols"), or straight-line code ("verify").
+static std::string makeModule(const char *kind, unsigned n) {
   std::string ir;
+  bool calls = !strcmp(kind, "symbols");
+  bool straight = !strcmp(kind, "verify");
   for (unsigned i = 0; i < n; ++i) {
     std::string f = "@f" + std::to_string(i);
+    if (straight) {
+      ir += "func.func " + f + "(%x: i32) -> i32 {\n"
+            "  %a = arith.addi %x, %x : i32\n"
+            "  %b = arith.muli %a, %x : i32\n"
+            "  %c = arith.subi %b, %a : i32\n"
+            "  %d = arith.addi %c, %b : i32\n"
+            "  %e = arith.muli %d, %c : i32\n"
+            "  %f = arith.subi %e, %d : i32\n"
+            "  %g = arith.addi %f, %e : i32\n"
+            "  %h = arith.muli %g, %f : i32\n"
+            "  return %h : i32\n}\n";
+      continue;
+    }
     if (calls) {
       std::string next = "@f" + std::to_string((i + 1) % n);
       ir += "func.func " + f + "(%x: i32) -> i32 {\n"
@@ -81,6 +100,9 @@ weakref_workload(const char *kind, MLIRContext *context, ModuleOp module,
         for (Value operand : op->getOperands())
           count += dominance.properlyDominates(operand, op);
       });
+  } else if (!strcmp(kind, "verify")) {
+    for (int round = 0; round < 2; ++round)
+      count += succeeded(verify(module));
   } else if (!strcmp(kind, "symbols")) {
     SymbolTableCollection symbols;
     for (int round = 0; round < 2; ++round)
@@ -102,10 +124,11 @@ weakref_workload(const char *kind, MLIRContext *context, ModuleOp module,
 int main(int argc, char **argv) {
   bool dominance = argc == 3 && !strcmp(argv[1], "dominance");
   bool symbols = argc == 3 && !strcmp(argv[1], "symbols");
+  bool verifyOnly = argc == 3 && !strcmp(argv[1], "verify");
   bool pipeline = argc == 3 && !strcmp(argv[1], "pipeline");
-  if (!dominance && !symbols && !pipeline) {
+  if (!dominance && !symbols && !verifyOnly && !pipeline) {
     llvm::errs() << "usage: weakref-analysis-cache-workload "
-                    "dominance|symbols|pipeline N\n";
+                    "dominance|symbols|verify|pipeline N\n";
     return 2;
   }
   DialectRegistry registry;
@@ -113,7 +136,7 @@ int main(int argc, char **argv) {
                   func::FuncDialect>();
   MLIRContext context(registry, MLIRContext::Threading::DISABLED);
   context.loadAllAvailableDialects();
-  std::string ir = makeModule(symbols, std::strtoul(argv[2], nullptr, 10));
+  std::string ir = makeModule(argv[1], std::strtoul(argv[2], nullptr, 10));
   OwningOpRef<ModuleOp> module =
       pipeline ? ModuleOp::create(UnknownLoc::get(&context))
                : parseSourceString<ModuleOp>(ir, &context);

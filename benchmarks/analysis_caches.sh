@@ -8,6 +8,8 @@
 #              its user through one DominanceInfo, twice (parsing outside)
 #   symbols    the callees of N functions looked up through one
 #              SymbolTableCollection, twice (parsing outside)
+#   verify     N single-block functions of 9 ops verified twice (parsing
+#              outside)
 #   pipeline   parse N diamond-CFG functions, then cse, canonicalize, cse
 #              with the verifier after each pass
 #
@@ -32,7 +34,7 @@ done
 source "$ROOT/benchmarks/workload_counts.sh"
 printf '| workload | functions | unpatched | patched | patched / unpatched |\n'
 printf '|---|---|---|---|---|\n'
-for kind in dominance symbols pipeline; do
+for kind in dominance verify symbols pipeline; do
   for n in "${SIZES[@]}"; do
     base=$(count "$BASELINE/$BIN" "$kind" "$n")
     patched=$(count "$PATCHED/$BIN" "$kind" "$n")
