@@ -18,11 +18,9 @@
 #   sizes 100 1000 10000)
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-PATCHED=${1:-$ROOT/build-noassert}
-BASELINE=${2:-$ROOT/build-baseline-noassert}
-shift 2 || shift $# || true
-SIZES=("$@")
-((${#SIZES[@]})) || SIZES=(100 1000 10000)
+# count, ratio, builds_and_sizes
+source "$ROOT/benchmarks/workload_counts.sh"
+builds_and_sizes 100 1000 10000 -- "$@"
 BIN=bin/weakref-analysis-cache-workload
 for b in "$PATCHED" "$BASELINE"; do
   [[ -x $b/$BIN ]] || {
@@ -30,8 +28,6 @@ for b in "$PATCHED" "$BASELINE"; do
     exit 1
   }
 done
-# count, ratio
-source "$ROOT/benchmarks/workload_counts.sh"
 printf '| workload | functions | unpatched | patched | patched / unpatched |\n'
 printf '|---|---|---|---|---|\n'
 for kind in dominance verify symbols pipeline; do

@@ -16,11 +16,9 @@
 #   sizes 1000 10000 100000)
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-PATCHED=${1:-$ROOT/build-noassert}
-BASELINE=${2:-$ROOT/build-baseline-noassert}
-shift 2 || shift $# || true
-SIZES=("$@")
-((${#SIZES[@]})) || SIZES=(1000 10000 100000)
+# count, ratio, builds_and_sizes
+source "$ROOT/benchmarks/workload_counts.sh"
+builds_and_sizes 1000 10000 100000 -- "$@"
 for b in "$PATCHED" "$BASELINE"; do
   [[ -x $b/bin/weakref-solver-workload ]] || {
     echo "solver_liveness.sh: error: $b/bin/weakref-solver-workload not built (a 23.1.1 project build: ASSERTIONS=OFF ./setup.sh [--baseline] --no-demo)" >&2
@@ -31,8 +29,6 @@ done
   echo "solver_liveness.sh: error: $PATCHED is not a build against the patched tree (its workload has no 'on')" >&2
   exit 1
 }
-# count, ratio
-source "$ROOT/benchmarks/workload_counts.sh"
 printf '| ops | solver unpatched | off | on | off / unpatched | on / off | pass unpatched | pass patched | patched / unpatched |\n'
 printf '|---|---|---|---|---|---|---|---|---|\n'
 for n in "${SIZES[@]}"; do

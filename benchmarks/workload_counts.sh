@@ -1,6 +1,9 @@
 # benchmarks/workload_counts.sh -- sourced by the scripts that compare
 # workload binaries in instructions (erasure_checks.sh, solver_liveness.sh,
 # analysis_caches.sh).
+# `builds_and_sizes DEFAULT_SIZES... -- [PATCHED_BUILD [BASELINE_BUILD]] [N...]`
+# sets PATCHED and BASELINE (default: the release builds build-noassert and
+# build-baseline-noassert) and SIZES (default: DEFAULT_SIZES).
 # `count BINARY ARGS...` prints the instructions callgrind counts inside
 # `weakref_workload`; `ratio A B` prints A / B to four places.
 command -v valgrind >/dev/null || { echo "${0##*/}: error: valgrind not installed" >&2; exit 1; }
@@ -11,3 +14,13 @@ count() { # binary args...
   sed -n 's/.*Collected : \([0-9]*\).*/\1/p' <<<"$out"
 }
 ratio() { python3 -c "print(f'{$1/$2:.4f}')"; }
+builds_and_sizes() {
+  local defaults=()
+  while [[ $1 != -- ]]; do defaults+=("$1"); shift; done
+  shift
+  PATCHED=${1:-$ROOT/build-noassert}
+  BASELINE=${2:-$ROOT/build-baseline-noassert}
+  shift 2 || shift $# || true
+  SIZES=("$@")
+  ((${#SIZES[@]})) || SIZES=("${defaults[@]}")
+}
