@@ -7,10 +7,12 @@
 //
 // A test tool: MLIR's `MlirOptMain` with the passes whose data-flow solvers
 // track the liveness of their anchors (the Arith passes, among them
-// `int-range-optimizations`), `canonicalize`, and the dialects their upstream
-// lit tests use, MLIR's Test dialect included. It stands in for mlir-opt when
-// test/analyses/upstream runs those lit tests from the patched source tree:
-// all of mlir-opt is not built by ./setup.sh.
+// `int-range-optimizations`), `canonicalize`, the test passes that print
+// dominance and use symbol tables (upstream's, built from the patched tree's
+// mlir/test/lib/IR), and the dialects their upstream lit tests use, MLIR's
+// Test dialect included. It stands in for mlir-opt when test/analyses/upstream
+// runs those lit tests from the patched source tree: all of mlir-opt is not
+// built by ./setup.sh.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,6 +36,12 @@
 namespace test {
 void registerTestDialect(mlir::DialectRegistry &);
 } // namespace test
+namespace mlir {
+void registerSymbolTestPasses();
+namespace test {
+void registerTestDominancePass();
+} // namespace test
+} // namespace mlir
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
@@ -47,6 +55,8 @@ int main(int argc, char **argv) {
   ::test::registerTestDialect(registry);
   mlir::arith::registerArithPasses();
   mlir::registerCanonicalizerPass();
+  mlir::registerSymbolTestPasses();
+  mlir::test::registerTestDominancePass();
   return mlir::asMainReturnCode(mlir::MlirOptMain(
       argc, argv, "mlir-opt for the data-flow solver's passes\n", registry));
 }
