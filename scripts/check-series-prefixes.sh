@@ -256,7 +256,7 @@ GTEST_SPECS=(
   "ErasureChecksPrefixTest mlir/unittests/Transforms/ErasureChecks.cpp MLIRIR MLIRParser MLIRPass MLIRTransforms MLIRTransformUtils"
   "PayloadErasurePrefixTest mlir/unittests/Dialect/Transform/PayloadErasureTest.cpp MLIRIR MLIRParser MLIRTransformDialect"
   "DataFlowSolverPrefixTest mlir/unittests/Analysis/DataFlowFrameworkTest.cpp MLIRIR MLIRParser MLIRAnalysis MLIRArithDialect MLIRControlFlowDialect MLIRFuncDialect"
-  "AnalysisCachePrefixTest mlir/unittests/IR/AnalysisCacheTest.cpp MLIRIR MLIRParser"
+  "AnalysisCachePrefixTest mlir/unittests/IR/AnalysisCacheTest.cpp MLIRIR"
 )
 # The C API tests: file, test binary (an LLVM target). Not rewrite.c, which
 # patch 26 extends: mlir-capi-rewrite-test links every dialect of MLIR (about
