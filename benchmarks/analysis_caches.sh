@@ -18,16 +18,11 @@
 #   sizes 100 1000 10000)
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-# count, ratio, builds_and_sizes
+# count, ratio, builds_and_sizes, require_built
 source "$ROOT/benchmarks/workload_counts.sh"
 builds_and_sizes 100 1000 10000 -- "$@"
 BIN=bin/weakref-analysis-cache-workload
-for b in "$PATCHED" "$BASELINE"; do
-  [[ -x $b/$BIN ]] || {
-    echo "analysis_caches.sh: error: $b/$BIN not built (a 23.1.1 project build: ASSERTIONS=OFF ./setup.sh [--baseline] --no-demo)" >&2
-    exit 1
-  }
-done
+require_built "$BIN"
 printf '| workload | functions | unpatched | patched | patched / unpatched |\n'
 printf '|---|---|---|---|---|\n'
 for kind in dominance verify symbols pipeline; do

@@ -16,15 +16,10 @@
 #   sizes 1000 10000 100000)
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-# count, ratio, builds_and_sizes
+# count, ratio, builds_and_sizes, require_built
 source "$ROOT/benchmarks/workload_counts.sh"
 builds_and_sizes 1000 10000 100000 -- "$@"
-for b in "$PATCHED" "$BASELINE"; do
-  [[ -x $b/bin/weakref-solver-workload ]] || {
-    echo "solver_liveness.sh: error: $b/bin/weakref-solver-workload not built (a 23.1.1 project build: ASSERTIONS=OFF ./setup.sh [--baseline] --no-demo)" >&2
-    exit 1
-  }
-done
+require_built bin/weakref-solver-workload
 "$PATCHED/bin/weakref-solver-workload" on 6 2>/dev/null || {
   echo "solver_liveness.sh: error: $PATCHED is not a build against the patched tree (its workload has no 'on')" >&2
   exit 1

@@ -4,6 +4,8 @@
 # `builds_and_sizes DEFAULT_SIZES... -- [PATCHED_BUILD [BASELINE_BUILD]] [N...]`
 # sets PATCHED and BASELINE (default: the release builds build-noassert and
 # build-baseline-noassert) and SIZES (default: DEFAULT_SIZES).
+# `require_built BINARY` exits unless both builds have BINARY (a path in
+# the build directory).
 # `count BINARY ARGS...` prints the instructions callgrind counts inside
 # `weakref_workload`; `ratio A B` prints A / B to four places.
 command -v valgrind >/dev/null || { echo "${0##*/}: error: valgrind not installed" >&2; exit 1; }
@@ -23,4 +25,13 @@ builds_and_sizes() {
   shift 2 || shift $# || true
   SIZES=("$@")
   ((${#SIZES[@]})) || SIZES=("${defaults[@]}")
+}
+require_built() { # binary, relative to the build directories
+  local b
+  for b in "$PATCHED" "$BASELINE"; do
+    [[ -x $b/$1 ]] || {
+      echo "${0##*/}: error: $b/$1 not built (a 23.1.1 project build: ASSERTIONS=OFF ./setup.sh [--baseline] --no-demo)" >&2
+      exit 1
+    }
+  done
 }
