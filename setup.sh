@@ -299,10 +299,10 @@ if [[ -n $PRINT_ONLY ]]; then
   exit 0
 fi
 
-# A tree that scripts/check-series-prefixes.sh holds at one of its steps (it
+# A tree that scripts/check-series-prefixes.py holds at one of its steps (it
 # runs, or was interrupted): its sources are not what its key says.
 if [[ -f $TREE/prefix-check/in-progress ]]; then
-  die "$TREE holds a step of scripts/check-series-prefixes.sh (running, or interrupted: then run it with --restore$([[ $VARIANT == baseline ]] && echo " --alone"))"
+  die "$TREE holds a step of scripts/check-series-prefixes.py (running, or interrupted: then run it with --restore$([[ $VARIANT == baseline ]] && echo " --alone"))"
 fi
 
 # -------------------------------------------------------------- packages ----

@@ -58,7 +58,7 @@ echo "ok: patch -p1 applies ${#patches[@]} patches, same result as git am"
 
 # The independent fixes (scripts/independent-fixes.sh) each apply to the
 # release alone, without fuzz: a reviewer can take any of them as its own
-# change (scripts/check-series-prefixes.sh --alone builds and tests each).
+# change (scripts/check-series-prefixes.py --alone builds and tests each).
 mapfile -t fixes < <("$ROOT/scripts/independent-fixes.sh" "$SERIES_DIR/series" | sed "s#^#$SERIES_DIR/#")
 if ((${#fixes[@]})); then
   for p in "${fixes[@]}"; do

@@ -66,11 +66,11 @@ expect_error "series entry that does not apply" "0099-broken.patch" "$TMP/proj/s
 rm "$TMP/proj/patches/$RELEASE/0099-broken.patch"
 expect_error "series entry that does not exist" "0099-broken.patch" "$TMP/proj/setup.sh" --no-demo
 
-# A tree that scripts/check-series-prefixes.sh holds at a step (here, of an
+# A tree that scripts/check-series-prefixes.py holds at a step (here, of an
 # empty cache: refused before anything is downloaded or built).
 held=$(MLIR_WEAKREF_CACHE="$TMP/cache-held" "$ROOT/setup.sh" --print-tree)
 mkdir -p "$held/prefix-check" && touch "$held/prefix-check/in-progress"
-expect_error "tree held by the prefix check" "check-series-prefixes.sh" \
+expect_error "tree held by the prefix check" "check-series-prefixes.py" \
   env MLIR_WEAKREF_CACHE="$TMP/cache-held" "$ROOT/setup.sh" --no-demo
 
 key_after=$(cat "$TREE_KEY")
