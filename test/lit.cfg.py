@@ -21,6 +21,8 @@ config.excludes = [
     "support",
     "fuzz",
     "free-threaded",
+    # ctest downstream-standalone runs these against its own package.
+    "downstream",
     "run_upstream.py",
     "helpers.py",
 ]
