@@ -101,22 +101,12 @@ CAPI_SPECS = [
     ("mlir/test/CAPI/users.c", "mlir-capi-users-test"),
 ]
 
-SCRATCH_PREAMBLE = """cmake_minimum_required(VERSION 3.20)
+SCRATCH_PREAMBLE = f"""cmake_minimum_required(VERSION 3.20)
 project(@NAME@ LANGUAGES CXX C)
 set(CMAKE_CXX_STANDARD 17 CACHE STRING "C++ standard to conform to")
 set(CMAKE_CXX_STANDARD_REQUIRED ON)
 find_package(MLIR REQUIRED CONFIG)
-set(LLVM_RUNTIME_OUTPUT_INTDIR ${CMAKE_BINARY_DIR}/bin)
-set(LLVM_LIBRARY_OUTPUT_INTDIR ${CMAKE_BINARY_DIR}/lib)
-set(MLIR_BINARY_DIR ${CMAKE_BINARY_DIR})
-list(APPEND CMAKE_MODULE_PATH "${MLIR_CMAKE_DIR}" "${LLVM_CMAKE_DIR}")
-include(TableGen)
-include(AddLLVM)
-include(AddMLIR)
-include(HandleLLVMOptions)
-include_directories(${LLVM_INCLUDE_DIRS} ${MLIR_INCLUDE_DIRS})
-link_directories(${LLVM_BUILD_LIBRARY_DIR})
-add_definitions(${LLVM_DEFINITIONS})"""
+include("{ROOT}/cmake/MLIROutOfTree.cmake")"""
 # The mlir Python package as the baseline build makes it: weakref/python
 # without this project's mlir.weakref module (MLIRWeakRefCAPI needs the
 # whole series), from the patched tree's Python sources.
