@@ -70,7 +70,6 @@ ninja or cmake runs in the LLVM build. Its own state (recorded files,
 scratch builds, logs) is in <tree>/prefix-check/.
 """
 import dataclasses
-import hashlib
 import locale
 import os
 import re
@@ -685,15 +684,11 @@ class Checker:
             elif diff:
                 problems.append(f"{len(diff)} touched file(s) of {self.src} differ "
                                 f"from pristine + the series: {' '.join(diff)}")
-        # setup.sh's key names the series by a hash of its files (as
-        # setup.sh's series_hash): with equal contents a differing one means
-        # only commit messages changed, which does not matter here.
+        # setup.sh's key names the series by a hash of its files: with equal
+        # contents a differing one means only commit messages changed, which
+        # does not matter here.
         if not self.alone and not problems:
-            digest = hashlib.sha256()
-            for p in [f"{self.series_dir}/series"] + self.patches:
-                with open(p, "rb") as f:
-                    digest.update(f.read())
-            if f"-series-{digest.hexdigest()[:12]}-" not in self.key():
+            if f"-series-{self.ask('--print-series-hash')}-" not in self.key():
                 say(f"note: {self.tree}/key is for another version of the series, "
                     f"with the same file contents (commit messages changed?)")
         return problems
