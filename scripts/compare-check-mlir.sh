@@ -6,12 +6,20 @@
 # test that passes unpatched must pass patched.
 #
 #   [LLVM_VERSION=23.1.1|19.1.7] scripts/compare-check-mlir.sh [patched|baseline|compare]
-#   scripts/compare-check-mlir.sh key patched|baseline
+#   scripts/compare-check-mlir.sh forced|findings
+#   scripts/compare-check-mlir.sh key patched|baseline|forced
 #
 # With `patched` or `baseline` it runs only that tree, then compares with the
 # other tree's results from an earlier run if they come from the same sources
 # and options (kept in <variant>.key; `key` prints what they must be): the
 # halves can run in separate sittings. `compare` only compares.
+#
+# `forced` runs the suite again in the patched tree with the erasure checks
+# forced on in every context (MLIR_CHECK_ERASURES=1 in every test's
+# environment; lit passes only the variables it knows, so a wrapper adds it)
+# and every test's output kept (lit -a), then prints the findings against the
+# patched run (checks off): the tests whose output holds a check's report and
+# the tests the switch makes fail. `findings` only prints them.
 #
 # Opt-in, never part of ./setup.sh or ./test.sh: it builds all of mlir-opt,
 # MLIR's Test dialect and its unit tests in both trees (about 2,800 steps each
@@ -19,7 +27,7 @@
 # takes the objects of the unpatched llvm/ part from ccache), and the baseline
 # tree itself if it is not there (./setup.sh --baseline --no-demo).
 #
-# Writes {patched,baseline}.xml (lit's xunit output), .log and .key to
+# Writes {patched,baseline,forced}.xml (lit's xunit output), .log and .key to
 # <build dir>/check-mlir/ (or $CHECK_MLIR_OUT), prints the results of each
 # tree and every test that passes unpatched and does not pass patched; exits 1
 # if there is one, 2 if a tree could not be built or has no current results.
@@ -40,16 +48,21 @@ sources() {
   setup_args "$1"
   echo "$(basename "$("$ROOT/setup.sh" "${args[@]}" --print-tree)") series $("$ROOT/setup.sh" "${args[@]}" --print-series-hash)"
 }
+# Results of `variant` exist and come from the current sources.
+current() {
+  [[ -s $OUT/$1.xml && $(cat "$OUT/$1.key" 2>/dev/null) == "$(sources "$1")" ]] ||
+    { echo "compare-check-mlir: no results for the current $1 sources; run: $0 $1" >&2; return 1; }
+}
 case ${1:-both} in
 both) variants=(patched baseline) ;;
-patched | baseline) variants=("$1") ;;
-compare) variants=() ;;
+patched | baseline | forced) variants=("$1") ;;
+compare | findings) variants=() ;;
 key)
-  [[ ${2:-} == patched || ${2:-} == baseline ]] ||
-    { echo "compare-check-mlir: key needs patched or baseline (got '${2:-}')" >&2; exit 2; }
+  [[ ${2:-} == patched || ${2:-} == baseline || ${2:-} == forced ]] ||
+    { echo "compare-check-mlir: key needs patched, baseline or forced (got '${2:-}')" >&2; exit 2; }
   sources "$2"
   exit 0 ;;
-*) echo "compare-check-mlir: unknown argument '$1' (expected patched, baseline or compare)" >&2; exit 2 ;;
+*) echo "compare-check-mlir: unknown argument '$1' (expected patched, baseline, forced, compare or findings)" >&2; exit 2 ;;
 esac
 
 for variant in ${variants[@]+"${variants[@]}"}; do
@@ -67,10 +80,27 @@ for variant in ${variants[@]+"${variants[@]}"}; do
   mapfile -t deps < <(ninja -C "$build" -t query tools/mlir/test/check-mlir |
     sed -n '/^  input:/,/^  outputs:/{/^    /s/^ *//p}' |
     grep -v -x -e tools/mlir/test/CMakeFiles/check-mlir -e tools/mlir/python/MLIRPythonModules)
+  lit=("$build/bin/llvm-lit" -sv)
+  if [[ $variant == forced ]]; then
+    # Every test configuration starts from TestingConfig.fromdefaults; the
+    # wrapper adds the variable there and runs llvm-lit as it is.
+    lit=(-c "import runpy, sys
+sys.path.insert(0, sys.argv[1])
+import lit.TestingConfig as tc
+fromdefaults = tc.TestingConfig.fromdefaults
+def forced(lit_config):
+    config = fromdefaults(lit_config)
+    config.environment['MLIR_CHECK_ERASURES'] = '1'
+    return config
+tc.TestingConfig.fromdefaults = staticmethod(forced)
+sys.argv = sys.argv[2:]
+runpy.run_path(sys.argv[0], run_name='__main__')" \
+      "$("$ROOT/setup.sh" "${args[@]}" --print-tree)/src/llvm/utils/lit" "$build/bin/llvm-lit" -sa)
+  fi
   echo "== $variant: ninja <${#deps[@]} inputs of check-mlir> and lit in $build (log: $OUT/$variant.log)"
   # lit exits 1 when a test fails; the xunit file says which.
   { ninja -C "$build" -j"$JOBS" "${deps[@]}" &&
-    (cd "$build/tools/mlir/test" && /usr/bin/python3 "$build/bin/llvm-lit" -sv -j"$JOBS" \
+    (cd "$build/tools/mlir/test" && /usr/bin/python3 "${lit[@]}" -j"$JOBS" \
       --filter-out '^MLIR :: python/' --xunit-xml-output="$OUT/$variant.xml" .)
   } >"$OUT/$variant.log" 2>&1 || true
   [[ -s $OUT/$variant.xml ]] ||
@@ -78,43 +108,9 @@ for variant in ${variants[@]+"${variants[@]}"}; do
   sources "$variant" >"$OUT/$variant.key"
 done
 
-for variant in patched baseline; do
-  [[ -s $OUT/$variant.xml && $(cat "$OUT/$variant.key" 2>/dev/null) == "$(sources "$variant")" ]] ||
-    { echo "compare-check-mlir: no results for the current $variant sources; run: $0 $variant" >&2; exit 2; }
-done
-exec /usr/bin/python3 - "$OUT/patched.xml" "$OUT/baseline.xml" <<'EOF'
-import sys
-import xml.etree.ElementTree as ET
-
-
-def results(path):
-    """{test id: 'pass' | 'fail' | 'skip'} from lit's xunit output."""
-    out = {}
-    for case in ET.parse(path).getroot().iter("testcase"):
-        key = case.get("classname", "") + "::" + case.get("name", "")
-        if case.find("failure") is not None or case.find("error") is not None:
-            out[key] = "fail"
-        elif case.find("skipped") is not None:
-            out[key] = "skip"
-        else:
-            out[key] = "pass"
-    return out
-
-
-patched, baseline = results(sys.argv[1]), results(sys.argv[2])
-for name, res in (("baseline", baseline), ("patched", patched)):
-    counts = {k: sum(1 for v in res.values() if v == k) for k in ("pass", "fail", "skip")}
-    print(f"{name:9} {len(res):6} tests: {counts['pass']} passed, {counts['fail']} failed, "
-          f"{counts['skip']} unsupported or skipped")
-regressions = sorted(k for k, v in baseline.items() if v == "pass" and patched.get(k) != "pass")
-added = sorted(set(patched) - set(baseline))
-print(f"only in patched: {len(added)} tests "
-      f"({sum(1 for k in added if patched[k] == 'pass')} passed)")
-for k in added:
-    if patched[k] != "pass":
-        print(f"  {patched[k]}: {k}")
-print(f"pass unpatched, not patched: {len(regressions)}")
-for k in regressions:
-    print(f"  {patched.get(k, 'missing')}: {k}")
-sys.exit(1 if regressions else 0)
-EOF
+if [[ ${1:-both} == forced || ${1:-both} == findings ]]; then
+  current patched && current forced || exit 2
+  exec /usr/bin/python3 "$ROOT/scripts/check-mlir-results.py" findings "$OUT"
+fi
+current patched && current baseline || exit 2
+exec /usr/bin/python3 "$ROOT/scripts/check-mlir-results.py" compare "$OUT"
