@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
-"""Reads the lit results scripts/compare-check-mlir.sh writes.
+"""Reads the lit results scripts/compare-check-mlir.sh writes, and runs lit
+for its forced-on variant.
 
   check-mlir-results.py compare <dir>    patched.xml against baseline.xml
   check-mlir-results.py findings <dir>   forced.xml and forced.log against
                                          patched.xml
+  check-mlir-results.py lit-forced <lit source dir> <llvm-lit> [lit args]
+                                         llvm-lit with MLIR_CHECK_ERASURES=1
+                                         in every test's environment
 
 `compare` prints each tree's counts and every test that passes unpatched and
 does not pass patched; exits 1 if there is one.
@@ -118,7 +122,30 @@ def findings(out):
     return 0
 
 
+def lit_forced(lit_source, llvm_lit, args):
+    """Runs `llvm_lit` as it is, with MLIR_CHECK_ERASURES=1 added to every
+    test configuration: lit passes only the variables it knows to tests, and
+    every configuration starts from TestingConfig.fromdefaults."""
+    import runpy
+    sys.path.insert(0, lit_source)
+    import lit.TestingConfig as testing_config
+
+    fromdefaults = testing_config.TestingConfig.fromdefaults
+
+    def forced(lit_config):
+        config = fromdefaults(lit_config)
+        config.environment["MLIR_CHECK_ERASURES"] = "1"
+        return config
+
+    testing_config.TestingConfig.fromdefaults = staticmethod(forced)
+    sys.argv = [llvm_lit] + args
+    runpy.run_path(llvm_lit, run_name="__main__")
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 3 or sys.argv[1] not in ("compare", "findings"):
+    if len(sys.argv) >= 4 and sys.argv[1] == "lit-forced":
+        lit_forced(sys.argv[2], sys.argv[3], sys.argv[4:])
+    elif len(sys.argv) != 3 or sys.argv[1] not in ("compare", "findings"):
         sys.exit(__doc__)
-    sys.exit({"compare": compare, "findings": findings}[sys.argv[1]](Path(sys.argv[2])))
+    else:
+        sys.exit({"compare": compare, "findings": findings}[sys.argv[1]](Path(sys.argv[2])))

@@ -82,19 +82,7 @@ for variant in ${variants[@]+"${variants[@]}"}; do
     grep -v -x -e tools/mlir/test/CMakeFiles/check-mlir -e tools/mlir/python/MLIRPythonModules)
   lit=("$build/bin/llvm-lit" -sv)
   if [[ $variant == forced ]]; then
-    # Every test configuration starts from TestingConfig.fromdefaults; the
-    # wrapper adds the variable there and runs llvm-lit as it is.
-    lit=(-c "import runpy, sys
-sys.path.insert(0, sys.argv[1])
-import lit.TestingConfig as tc
-fromdefaults = tc.TestingConfig.fromdefaults
-def forced(lit_config):
-    config = fromdefaults(lit_config)
-    config.environment['MLIR_CHECK_ERASURES'] = '1'
-    return config
-tc.TestingConfig.fromdefaults = staticmethod(forced)
-sys.argv = sys.argv[2:]
-runpy.run_path(sys.argv[0], run_name='__main__')" \
+    lit=("$ROOT/scripts/check-mlir-results.py" lit-forced
       "$("$ROOT/setup.sh" "${args[@]}" --print-tree)/src/llvm/utils/lit" "$build/bin/llvm-lit" -sa)
   fi
   echo "== $variant: ninja <${#deps[@]} inputs of check-mlir> and lit in $build (log: $OUT/$variant.log)"
