@@ -58,7 +58,10 @@ def series_tests():
         sys.exit(f"run_upstream.py: no patch series for the tree at {args.mlir_src} "
                  f"(looked for {series}/series)")
     files = set()
-    for name in (series / "series").read_text().split():
+    for line in (series / "series").read_text().splitlines():
+        name = line.strip()
+        if not name or name.startswith("#"):  # a section's comment
+            continue
         files.update(re.findall(r"^diff --git a/mlir/test/python/(\S+) b/",
                                 (series / name).read_text(), re.M))
     return files
