@@ -23,6 +23,13 @@
 //   weakref-analysis-cache-workload pipeline N   parse the dominance module,
 //       then cse, canonicalize, cse with the verifier after each pass (a new
 //       DominanceInfo per verification, and one per CSE run)
+//   weakref-analysis-cache-workload graph N      N unregistered ops in the
+//       module's block, a graph region, each using the result of the op
+//       before it and of the op after it (a use before its definition); every
+//       operand checked to dominate its user through one DominanceInfo, twice;
+//       parsing is outside
+//   weakref-analysis-cache-workload graph-verify N   the graph module,
+//       verified twice; parsing is outside
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,9 +52,17 @@
 using namespace mlir;
 
 /// N functions: a diamond CFG each ("dominance", "pipeline"), a call to the
-/// next function each ("symbols"), or straight-line code ("verify").
+/// next function each ("symbols"), or straight-line code ("verify"); or N ops
+/// of a graph region, each using its neighbours' results ("graph").
 static std::string makeModule(const char *kind, unsigned n) {
   std::string ir;
+  if (!strncmp(kind, "graph", 5)) {
+    for (unsigned i = 0; i < n; ++i)
+      ir += "%v" + std::to_string(i) + " = \"wr.node\"(%v" +
+            std::to_string((i + n - 1) % n) + ", %v" +
+            std::to_string((i + 1) % n) + ") : (i32, i32) -> i32\n";
+    return ir;
+  }
   bool calls = !strcmp(kind, "symbols");
   bool straight = !strcmp(kind, "verify");
   for (unsigned i = 0; i < n; ++i) {
@@ -93,14 +108,14 @@ extern "C" __attribute__((noinline)) int
 weakref_workload(const char *kind, MLIRContext *context, ModuleOp module,
                  const std::string &ir) {
   unsigned count = 0;
-  if (!strcmp(kind, "dominance")) {
+  if (!strcmp(kind, "dominance") || !strcmp(kind, "graph")) {
     DominanceInfo dominance;
     for (int round = 0; round < 2; ++round)
       module->walk([&](Operation *op) {
         for (Value operand : op->getOperands())
           count += dominance.properlyDominates(operand, op);
       });
-  } else if (!strcmp(kind, "verify")) {
+  } else if (!strcmp(kind, "verify") || !strcmp(kind, "graph-verify")) {
     for (int round = 0; round < 2; ++round)
       count += succeeded(verify(module));
   } else if (!strcmp(kind, "symbols")) {
@@ -126,9 +141,11 @@ int main(int argc, char **argv) {
   bool symbols = argc == 3 && !strcmp(argv[1], "symbols");
   bool verifyOnly = argc == 3 && !strcmp(argv[1], "verify");
   bool pipeline = argc == 3 && !strcmp(argv[1], "pipeline");
-  if (!dominance && !symbols && !verifyOnly && !pipeline) {
+  bool graph = argc == 3 && (!strcmp(argv[1], "graph") ||
+                             !strcmp(argv[1], "graph-verify"));
+  if (!dominance && !symbols && !verifyOnly && !pipeline && !graph) {
     llvm::errs() << "usage: weakref-analysis-cache-workload "
-                    "dominance|symbols|verify|pipeline N\n";
+                    "dominance|symbols|verify|pipeline|graph|graph-verify N\n";
     return 2;
   }
   DialectRegistry registry;
@@ -136,6 +153,7 @@ int main(int argc, char **argv) {
                   func::FuncDialect>();
   MLIRContext context(registry, MLIRContext::Threading::DISABLED);
   context.loadAllAvailableDialects();
+  context.allowUnregisteredDialects(graph);
   std::string ir = makeModule(argv[1], std::strtoul(argv[2], nullptr, 10));
   OwningOpRef<ModuleOp> module =
       pipeline ? ModuleOp::create(UnknownLoc::get(&context))

@@ -12,6 +12,10 @@
 #              outside)
 #   pipeline   parse N diamond-CFG functions, then cse, canonicalize, cse
 #              with the verifier after each pass
+#   graph      N ops in the module's block (a graph region), each using the
+#              results of the ops before and after it; every operand checked
+#              to dominate its user through one DominanceInfo, twice
+#   graph-verify  the graph module verified twice (parsing outside)
 #
 #   benchmarks/analysis_caches.sh [PATCHED_BUILD [BASELINE_BUILD]] [N...]
 #   (default: the release builds build-noassert and build-baseline-noassert,
@@ -25,7 +29,7 @@ BIN=bin/weakref-analysis-cache-workload
 require_built "$BIN"
 printf '| workload | functions | unpatched | patched | patched / unpatched |\n'
 printf '|---|---|---|---|---|\n'
-for kind in dominance verify symbols pipeline; do
+for kind in dominance verify symbols pipeline graph graph-verify; do
   for n in "${SIZES[@]}"; do
     base=$(count "$BASELINE/$BIN" "$kind" "$n")
     patched=$(count "$PATCHED/$BIN" "$kind" "$n")
