@@ -10,7 +10,9 @@
 # are not (a full instrumented tree: SANITIZE=thread ./test.sh). With
 # `address` on 23.1.1 it then runs the drivers' erasure check tests the same
 # way (ErasureChecksAsanTests: the greedy, walk, conversion and Transform
-# drivers, the pattern applicator and rewriter instrumented too).
+# drivers, the pattern applicator and rewriter instrumented too), and the
+# analysis caches' tests (AnalysisCachesAsanTests: the data-flow solver,
+# dominance and symbol tables instrumented).
 #
 #   scripts/sanitize-core.sh thread|address [gtest args...]
 set -euo pipefail
@@ -66,7 +68,9 @@ echo "running $OUT/WeakOpRefTest"
 
 # 23.1.1: the drivers' erasure checks (patches 15 and 25-27), their unit tests
 # with the core, the pattern machinery and both drivers instrumented the same
-# way (unittests/CMakeLists.txt, target ErasureChecksAsanTests).
+# way (unittests/CMakeLists.txt, target ErasureChecksAsanTests); then the
+# analysis caches' tests with the core and the caches instrumented
+# (AnalysisCachesAsanTests).
 PROJECT_BUILD=$("$ROOT/setup.sh" --print-build-dir)
 if [[ $KIND == address ]]; then
   # (The target list is read whole: `grep -q` on ninja's pipe would stop it
@@ -77,6 +81,13 @@ if [[ $KIND == address ]]; then
     ninja -C "$PROJECT_BUILD" ErasureChecksAsanTests >/dev/null
     echo "running $PROJECT_BUILD/unittests/ErasureChecksAsanTests"
     "$PROJECT_BUILD/unittests/ErasureChecksAsanTests" "$@"
+    # The analysis caches (patches 31, 33-34): solver, dominance, symbol tables.
+    if grep -q '^AnalysisCachesAsanTests:' <<<"$project_targets"; then
+      echo "building AnalysisCachesAsanTests (-fsanitize=address)"
+      ninja -C "$PROJECT_BUILD" AnalysisCachesAsanTests >/dev/null
+      echo "running $PROJECT_BUILD/unittests/AnalysisCachesAsanTests"
+      "$PROJECT_BUILD/unittests/AnalysisCachesAsanTests" "$@"
+    fi
   elif [[ ${LLVM_VERSION:-23.1.1} != 19.1.7 ]]; then
     echo "sanitize-core.sh: no ErasureChecksAsanTests target in $PROJECT_BUILD (run ./setup.sh); the drivers' checks were not run" >&2
     exit 1
