@@ -57,6 +57,10 @@ CIRCT_OPTS = [
     "-DVERILATOR_DISABLE=ON",
     "-DIVERILOG_DISABLE=ON",
     "-DESI_RUNTIME=OFF",
+    # CIRCT's unified build makes this a cache default of ON, in effect from
+    # the second configure on: every LLVM/MLIR object would get a flag that
+    # setup.sh's objects lack, and no ccache hit.
+    "-DCMAKE_VISIBILITY_INLINES_HIDDEN=OFF",
 ]
 # What `ninja check-pycde` depends on (frontends/PyCDE/test/CMakeLists.txt).
 TARGETS = ["PyCDE", "FileCheck", "count", "not"]
@@ -78,6 +82,30 @@ def setup_print(what, unpatched):
     args = [SETUP, f"--print-{what}"] + (["--baseline"] if unpatched else [])
     return subprocess.run([str(a) for a in args], check=True, text=True,
                           capture_output=True).stdout
+
+
+# PyCDE's runtime needs (its pyproject.toml): Debian's packages. PyCDE asks
+# for executing >= 2.2.0; Debian 12's 1.2.0 passes PyCDE's test_tracer.py,
+# the tests of the one function that uses it (docs/TESTING.md).
+PYTHON_PACKAGES = {"executing": "python3-executing", "numpy": "python3-numpy",
+                   "yaml": "python3-yaml"}
+
+
+def ensure_python_packages():
+    missing = [pkg for mod, pkg in PYTHON_PACKAGES.items()
+               if subprocess.run(["/usr/bin/python3", "-c", f"import {mod}"],
+                                 capture_output=True).returncode]
+    if not missing:
+        return
+    if os.geteuid() != 0:
+        raise Error(f"PyCDE needs {' '.join(missing)}; install them (as root)")
+    log(f"installing {' '.join(missing)}")
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    if subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends"]
+                      + missing, env=env, capture_output=True).returncode:
+        run(["apt-get", "update", "-qq"], env=env)
+        run(["apt-get", "install", "-y", "-qq", "--no-install-recommends"] + missing,
+            env=env, stdout=subprocess.DEVNULL)
 
 
 def circt_options(llvm_opts, circt_src):
@@ -337,9 +365,8 @@ def main(argv=None):
     llvm_opts = setup_print("llvm-opts", args.unpatched).splitlines()
     ccache_dir = next(o.split("=", 1)[1] for o in llvm_opts
                       if o.startswith("-DLLVM_CCACHE_DIR="))
+    # --no-pycde-patch changes only PyCDE's Python sources: same build.
     build_dir = tree / f"circt-{args.ref}"
-    if args.no_pycde_patch:
-        build_dir = build_dir.with_name(build_dir.name + "-nopatch")
 
     opts = circt_options(llvm_opts, circt_src)
     stamp = build_dir / "weakref-options"
@@ -365,13 +392,14 @@ def main(argv=None):
     log(f"built in {time.time() - start:.0f}s")
     if args.no_tests:
         return 0
+    ensure_python_packages()
 
     env = dict(os.environ)
     if args.checks:
         # Patch 30 of the 23.1.1 series: every context checks the drivers.
         env["MLIR_CHECK_ERASURES"] = "1"
     report = {"variant": variant, "checks": args.checks, "valgrind": args.valgrind,
-              "source": str(circt_src)}
+              "pycde_patch": not args.no_pycde_patch, "source": str(circt_src)}
     failed = 0
     if not args.valgrind:
         log("PyCDE's lit tests" + (" with the erasure checks on" if args.checks else ""))
