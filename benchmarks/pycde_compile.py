@@ -3,21 +3,20 @@
 to a user: wall time of `System.compile()` of one design, with the check
 (PyCDE as patched) and as PyCDE was before (its caches dropped and
 gc.collect() after every pass, nothing counted), alternated in fresh
-processes, and the time of `verify` of the design's `hw.module`s (graph
-regions) before and after compile.
+processes; and the time of `verify` of the design's `hw.module`s (graph
+regions) after generation, and of the whole module after compile.
 
   PYTHONPATH=<circt build>/tools/circt/python_packages/pycde \\
     /usr/bin/python3 benchmarks/pycde_compile.py [--modules 64] [--regs 64] [--runs 5]
 
-scripts/downstream-circt.py prints the PYTHONPATH of its build. Run it
-against the unpatched build too (the same command, that build's path) for
-the patched/unpatched comparison: the check is off there (no weak
-references), so the two modes time the same code.
+scripts/downstream-circt.py prints the PYTHONPATH of its build. Against
+the unpatched build (the same command, that build's path) the check counts
+nothing (no weak references), so there the first mode is PyCDE without
+its gc.collect() after every pass.
 """
 import argparse
 import gc
 import json
-import os
 import statistics
 import subprocess
 import sys

@@ -28,6 +28,7 @@ What it does:
     <build>/pycde-results.json.
 """
 import argparse
+import filecmp
 import hashlib
 import json
 import os
@@ -79,9 +80,12 @@ def run(cmd, **kw):
 
 
 def setup_print(what, unpatched):
-    args = [SETUP, f"--print-{what}"] + (["--baseline"] if unpatched else [])
-    return subprocess.run([str(a) for a in args], check=True, text=True,
-                          capture_output=True).stdout
+    """What `setup.sh --print-WHAT` says (the owner of the cache's layout)."""
+    cmd = [str(SETUP), f"--print-{what}"] + (["--baseline"] if unpatched else [])
+    r = subprocess.run(cmd, text=True, capture_output=True)
+    if r.returncode:
+        raise Error(f"{' '.join(cmd)} failed: {r.stderr.strip()}")
+    return r.stdout
 
 
 # PyCDE's runtime needs (its pyproject.toml): Debian's packages. PyCDE asks
@@ -128,76 +132,101 @@ def series_patches(patch_dir):
     return [patch_dir / n for n in names]
 
 
-def touched_files(patch):
-    """Files a patch writes, from its diff headers (a/ and b/ paths)."""
-    out = set()
-    for line in patch.read_text(errors="replace").splitlines():
-        m = re.match(r"^(?:\+\+\+ b|--- a)/(\S+)", line)
-        if m:
-            out.add(m.group(1))
-    return out
-
-
-def export_source(args, dest):
-    """Puts the pristine CIRCT source of args.ref (or args.circt_src) in
-    dest; returns a string that identifies it."""
-    dest.mkdir(parents=True)
+def resolve_source(args):
+    """A string that identifies the CIRCT source to use: for a repository, the
+    ref and the commit it names (fetched into the cache; without network,
+    the source prepared last for this ref, if any); for a checkout, None (it
+    is copied and compared on every run: uncommitted edits count)."""
     if args.circt_src:
-        src = Path(args.circt_src).resolve()
-        if not (src / "frontends" / "PyCDE").is_dir():
-            raise Error(f"--circt-src {src} has no frontends/PyCDE: point it "
-                        "at the root of a CIRCT checkout")
-        ignore = shutil.ignore_patterns(".git", "build*")
-        for entry in src.iterdir():
-            if entry.name in ("llvm", ".git") or entry.name.startswith("build"):
-                continue
-            if entry.is_dir():
-                shutil.copytree(entry, dest / entry.name, symlinks=True,
-                                ignore=ignore)
-            else:
-                shutil.copy2(entry, dest / entry.name)
-        rev = subprocess.run(["git", "-C", str(src), "rev-parse", "HEAD"],
-                             text=True, capture_output=True).stdout.strip()
-        return f"checkout {src} {rev or 'unknown'}"
+        if not (Path(args.circt_src) / "frontends" / "PyCDE").is_dir():
+            raise Error(f"--circt-src {args.circt_src} has no frontends/PyCDE: "
+                        "point it at the root of a CIRCT checkout")
+        return None
     git = Path(args.cache) / "circt" / "git"
     if not (git / "HEAD").exists():
         run(["git", "init", "-q", "--bare", git])
     fetched = subprocess.run(
-        ["git", "--git-dir", str(git), "fetch", "-q", "--depth", "1",
-         "--no-tags", args.circt_git, f"+{args.ref}:refs/weakref/{args.ref}"])
+        ["git", "--git-dir", str(git), "fetch", "-q", "--depth", "1", "--no-tags",
+         args.circt_git, f"+{args.ref}:refs/weakref/{args.ref}"],
+        text=True, capture_output=True)
     if fetched.returncode:
-        raise Error(f"could not fetch {args.ref} from {args.circt_git}")
+        key = Path(args.cache) / "circt" / args.ref / "key"
+        if key.is_file() and key.read_text().startswith(f"{args.ref} "):
+            log(f"could not fetch {args.ref} from {args.circt_git}; using the "
+                f"source prepared before ({key.read_text().split(' patches')[0]})")
+            return key.read_text().split(" patches")[0]
+        raise Error(f"could not fetch {args.ref} from {args.circt_git}: "
+                    f"{fetched.stderr.strip()}")
     commit = subprocess.run(
         ["git", "--git-dir", str(git), "rev-parse", f"refs/weakref/{args.ref}^{{commit}}"],
         check=True, text=True, capture_output=True).stdout.strip()
+    return f"{args.ref} {commit}"
+
+
+def export_source(args, ident, dest):
+    """Puts the pristine CIRCT source in dest: the commit `ident` names, or a
+    copy of the checkout without llvm/ (not used), .git and build*/."""
+    dest.mkdir(parents=True)
+    if args.circt_src:
+        skip = shutil.ignore_patterns(".git", "build*")
+        for entry in Path(args.circt_src).iterdir():
+            if entry.name in ("llvm", ".git") or entry.name.startswith("build"):
+                continue
+            if entry.is_dir():
+                shutil.copytree(entry, dest / entry.name, symlinks=True, ignore=skip)
+            else:
+                shutil.copy2(entry, dest / entry.name)
+        return
+    git = Path(args.cache) / "circt" / "git"
+    commit = ident.split()[-1]
     archive = subprocess.Popen(["git", "--git-dir", str(git), "archive", commit],
                                stdout=subprocess.PIPE)
     with archive.stdout:
         run(["tar", "x", "-C", dest], stdin=archive.stdout)
     if archive.wait():
         raise Error(f"git archive {commit} failed")
-    return f"{args.ref} {commit}"
+
+
+def keep_unchanged_stamps(new, old):
+    """Gives every file of `new` that `old` has with the same content the old
+    file's time stamp, and every other file the time now, so that ninja
+    rebuilds exactly what changed (a file restored to older content, or a
+    ref moved to an older commit, included)."""
+    now = time.time()
+    for dirpath, _, files in os.walk(new):
+        for name in files:
+            n = Path(dirpath) / name
+            if n.is_symlink():
+                continue
+            o = old / n.relative_to(new)
+            if o.is_file() and not o.is_symlink() and filecmp.cmp(n, o, shallow=False):
+                st = o.stat()
+                os.utime(n, (st.st_atime, st.st_mtime))
+            else:
+                os.utime(n, (now, now))
 
 
 def prepare_source(args, patches):
     """CIRCT's source with the patches applied, under the cache. Re-made when
-    the source or the patches change; files whose content did not change
-    keep their time stamps (as setup.sh does for LLVM), so ninja rebuilds
-    only what changed."""
+    the source or the patches change (a checkout: on every run); files whose
+    content did not change keep their time stamps (as setup.sh does for
+    LLVM), so ninja rebuilds only what changed. A patch that does not apply
+    leaves the previous source as it was."""
     base = Path(args.cache) / "circt" / args.ref
     src, new = base / "src", base / "src.new"
-    key = hashlib.sha256()
+    digest = hashlib.sha256()
     for p in patches:
-        key.update(p.name.encode() + p.read_bytes())
-    shutil.rmtree(new, ignore_errors=True)
-    ident = export_source(args, new)
-    key = f"{ident} patches {key.hexdigest()[:12]}"
-    if (base / "key").is_file() and (base / "key").read_text().strip() == key:
-        shutil.rmtree(new)
+        digest.update(p.name.encode() + p.read_bytes())
+    ident = resolve_source(args)
+    key = f"{ident} patches {digest.hexdigest()[:12]}"
+    if ident and (base / "key").is_file() and (base / "key").read_text().strip() == key:
         log(f"CIRCT source up to date ({key})")
         return src
+    if ident is None:
+        key = f"checkout {Path(args.circt_src).resolve()} patches {digest.hexdigest()[:12]}"
     log(f"preparing CIRCT source ({key})")
-    touched = set()
+    shutil.rmtree(new, ignore_errors=True)
+    export_source(args, ident, new)
     for p in patches:
         log(f"applying {p.name}")
         r = subprocess.run(["patch", "-p1", "-d", str(new), "--forward",
@@ -205,25 +234,12 @@ def prepare_source(args, patches):
                            text=True, capture_output=True)
         if r.returncode:
             shutil.rmtree(new)
-            raise Error(f"{p.name} does not apply to {ident}:\n{r.stdout}{r.stderr}")
-        touched |= touched_files(p)
-    old_touched = set()
-    if (base / "touched").is_file():
-        old_touched = set((base / "touched").read_text().split())
-    now = time.time()
-    for f in touched | old_touched:
-        n, o = new / f, src / f
-        if not n.exists():
-            continue
-        if o.exists() and o.read_bytes() == n.read_bytes():
-            st = o.stat()
-            os.utime(n, (st.st_atime, st.st_mtime))
-        else:
-            os.utime(n, (now, now))
+            raise Error(f"{p.name} does not apply to {ident or args.circt_src}:\n"
+                        f"{r.stdout}{r.stderr}")
+    keep_unchanged_stamps(new, src)
     (base / "key").unlink(missing_ok=True)
     shutil.rmtree(src, ignore_errors=True)
     new.rename(src)
-    (base / "touched").write_text("\n".join(sorted(touched)) + "\n")
     (base / "key").write_text(key + "\n")
     return src
 
@@ -238,9 +254,10 @@ def ccache_stats(ccache_dir):
 
 
 def build(build_dir, jobs, ccache_dir, log_path):
-    """Runs ninja, printing every 50th step and the ccache hit rate of this
-    build so far (the first 50 steps tell whether the LLVM/MLIR objects come
-    from setup.sh's build)."""
+    """Runs ninja, printing every 50th step and the ccache hit rate since it
+    started (the first 50 steps tell whether the LLVM/MLIR objects come from
+    setup.sh's build; the counters are the cache's, so a build sharing it
+    at the same time counts too)."""
     hits0, miss0 = ccache_stats(ccache_dir)
     cmd = ["ninja", "-C", str(build_dir), f"-j{jobs}"] + TARGETS
     with open(log_path, "w") as logf:
@@ -348,23 +365,27 @@ def main(argv=None):
                     help="run this project's PyCDE tests under valgrind's memcheck")
     ap.add_argument("--jobs", type=int, default=int(os.environ.get("JOBS", os.cpu_count())))
     args = ap.parse_args(argv)
+    # Everything asked of setup.sh and the patches first: no hour of work
+    # before a missing piece is found.
     args.cache = setup_print("cache", False).strip()
-
+    tree = Path(setup_print("tree", args.unpatched).strip())
+    llvm_opts = setup_print("llvm-opts", args.unpatched).splitlines()
+    ccache_dir = [o.split("=", 1)[1] for o in llvm_opts if o.startswith("-DLLVM_CCACHE_DIR=")]
+    if len(ccache_dir) != 1:
+        raise Error("setup.sh --print-llvm-opts names no -DLLVM_CCACHE_DIR")
+    ccache_dir = ccache_dir[0]
     patch_dir = ROOT / "patches" / f"circt-{args.ref}"
     patches = series_patches(patch_dir)
     if args.no_pycde_patch:
         patches = [p for p in patches if "PyCDE" not in p.name]
+    if not args.steps and not args.no_tests:
+        ensure_python_packages()
     circt_src = prepare_source(args, patches)
 
     variant = "unpatched" if args.unpatched else "patched"
     log(f"LLVM/MLIR tree ({variant}): ./setup.sh --no-demo"
         + (" --baseline" if args.unpatched else ""))
-    run([SETUP, "--no-demo"] + (["--baseline"] if args.unpatched else []),
-        stdout=subprocess.DEVNULL)
-    tree = Path(setup_print("tree", args.unpatched).strip())
-    llvm_opts = setup_print("llvm-opts", args.unpatched).splitlines()
-    ccache_dir = next(o.split("=", 1)[1] for o in llvm_opts
-                      if o.startswith("-DLLVM_CCACHE_DIR="))
+    run([SETUP, "--no-demo"] + (["--baseline"] if args.unpatched else []))
     # --no-pycde-patch changes only PyCDE's Python sources: same build.
     build_dir = tree / f"circt-{args.ref}"
 
@@ -392,7 +413,6 @@ def main(argv=None):
     log(f"built in {time.time() - start:.0f}s")
     if args.no_tests:
         return 0
-    ensure_python_packages()
 
     env = dict(os.environ)
     if args.checks:
@@ -427,9 +447,10 @@ def main(argv=None):
         print(f"  {own[test.name]['status']}: {test.name}{memcheck}")
         failed += own[test.name]["status"] != "PASS"
     out = build_dir / ("pycde-results" + ("-checks" if args.checks else "")
-                       + ("-valgrind" if args.valgrind else "") + ".json")
+                       + ("-valgrind" if args.valgrind else "")
+                       + ("-nopycdepatch" if args.no_pycde_patch else "") + ".json")
     out.write_text(json.dumps(report, indent=1, sort_keys=True) + "\n")
-    print(f"results: {out}")
+    print(f"results: {out}\nPyCDE: PYTHONPATH={pkg}")
     return 1 if failed else 0
 
 

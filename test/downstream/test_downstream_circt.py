@@ -5,8 +5,8 @@ opt-in (docs/TESTING.md)."""
 import argparse
 import importlib.util
 import os
+import shutil
 import subprocess
-import sys
 import tempfile
 import time
 import unittest
@@ -45,6 +45,7 @@ Subject: [PATCH] change a
 class SourceTest(unittest.TestCase):
     def setUp(self):
         self.tmp = Path(tempfile.mkdtemp())
+        self.addCleanup(shutil.rmtree, self.tmp)
         repo = self.tmp / "circt"
         (repo / "frontends" / "PyCDE").mkdir(parents=True)
         (repo / "llvm").mkdir()
@@ -116,6 +117,39 @@ class SourceTest(unittest.TestCase):
         self.assertGreaterEqual((src / "a.txt").stat().st_mtime, int(built))
         self.assertLess((src / "b.txt").stat().st_mtime, built)
 
+    def test_ref_moved_to_an_older_commit(self):
+        # A branch moved back: its files carry an older commit time than the
+        # objects built from the newer content; the changed ones must not.
+        git(self.repo, "checkout", "-q", "-b", "br")
+        (self.repo / "b.txt").write_text("three\n")
+        git(self.repo, "commit", "-qam", "newer")
+        args = self.args(ref="br")
+        src = dc.prepare_source(args, self.write_series("p"))
+        self.assertEqual((src / "b.txt").read_text(), "three\n")
+        built = time.time()
+        git(self.repo, "reset", "-q", "--hard", "v1")
+        src = dc.prepare_source(args, dc.series_patches(self.patches))
+        self.assertEqual((src / "b.txt").read_text(), "two\n")
+        self.assertGreaterEqual((src / "b.txt").stat().st_mtime, int(built))
+        self.assertLess((src / "frontends" / "PyCDE" / "x.py").stat().st_mtime, built)
+
+    def test_checkout_edits_are_picked_up(self):
+        args = self.args(circt_git=None, circt_src=str(self.repo))
+        src = dc.prepare_source(args, self.write_series("p"))
+        self.assertEqual((src / "b.txt").read_text(), "two\n")
+        (self.repo / "b.txt").write_text("edited, not committed\n")
+        src = dc.prepare_source(args, dc.series_patches(self.patches))
+        self.assertEqual((src / "b.txt").read_text(), "edited, not committed\n")
+
+    def test_without_network_the_prepared_source_is_used(self):
+        src = dc.prepare_source(self.args(), self.write_series("p"))
+        offline = self.args(circt_git=str(self.tmp / "unreachable"))
+        self.assertEqual(dc.prepare_source(offline, dc.series_patches(self.patches)), src)
+        self.assertEqual((src / "a.txt").read_text(), "p\n")
+        with self.assertRaisesRegex(dc.Error, "could not fetch other"):
+            dc.prepare_source(self.args(circt_git=str(self.tmp / "unreachable"),
+                                        ref="other"), self.write_series("p"))
+
     def test_patch_that_does_not_apply_leaves_the_source(self):
         src = dc.prepare_source(self.args(), self.write_series("patched"))
         key = (src.parent / "key").read_text()
@@ -160,11 +194,6 @@ class ParseTest(unittest.TestCase):
         self.assertEqual(opts[:3], ["-G", "Ninja", "-DLLVM_CCACHE_BUILD=ON"])
         self.assertIn("-DLLVM_EXTERNAL_CIRCT_SOURCE_DIR=/c", opts)
         self.assertIn("-DLLVM_EXTERNAL_PROJECTS=circt", opts)
-
-    def test_touched_files(self):
-        patch = Path(tempfile.mkdtemp()) / "p.patch"
-        patch.write_text(PATCH.format(new="x") + "--- a/dir/c.py\n+++ b/dir/c.py\n")
-        self.assertEqual(dc.touched_files(patch), {"a.txt", "dir/c.py"})
 
     def test_lit_output(self):
         out = ("-- Testing: 3 tests, 2 workers --\n"
