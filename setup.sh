@@ -17,6 +17,7 @@
 #   ./setup.sh --print-build-dir|--print-mlir-dir|--print-tree|--print-llvm-build
 #              |--print-pristine|--print-series-dir|--print-dev-tree|--print-cache
 #              |--print-series-hash|--print-llvm-targets|--print-upstream-suites
+#              |--print-llvm-opts
 #                             print one cache path
 #                              (the one owner of the cache layout) and exit
 #   ./setup.sh --core-tests-only  build only MLIRIR and the core unit test
@@ -84,6 +85,7 @@ for arg in "$@"; do
   --print-series-hash) PRINT_ONLY=series-hash ;;
   --print-llvm-targets) PRINT_ONLY=llvm-targets ;;
   --print-upstream-suites) PRINT_ONLY=upstream-suites ;;
+  --print-llvm-opts) PRINT_ONLY=llvm-opts ;;
   -h | --help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
   *) echo "setup.sh: error: unknown option '$arg' (try --help)" >&2; exit 2 ;;
   esac
@@ -292,6 +294,9 @@ if [[ -n $PRINT_ONLY ]]; then
   cache) echo "$CACHE" ;;
   series-hash) echo "$SERIES_HASH" ;;
   llvm-targets) printf '%s\n' "${LLVM_TARGETS[@]}" ;;
+  # The tree's CMake options, one a line (scripts/downstream-circt.py
+  # configures CIRCT's unified build with them, so the ccache is shared).
+  llvm-opts) printf '%s\n' "${LLVM_OPTS[@]}" ;;
   # MLIRIRTests (optional: --upstream-ir-tests) first, then those
   # --upstream-tests builds.
   upstream-suites) printf '%s\n' "$UPSTREAM_IR_SUITE" "${UPSTREAM_SUITES[@]}" ;;
