@@ -11,12 +11,15 @@ stopped (ninja, and the project's ccache).
   scripts/downstream-circt.py ... --unpatched    the unpatched 23.1.1 source
   scripts/downstream-circt.py ... --checks       PyCDE's tests with the
                                                  context's erasure checks on
+  scripts/downstream-circt.py ... --valgrind     test/downstream/pycde under
+                                                 memcheck (no lit run)
   scripts/downstream-circt.py ... --steps        print what is left to build
   scripts/downstream-circt.py ... --no-pycde-patch   PyCDE as the tag has it
 
 What it does:
  1. the CIRCT source: exports REF from the repository (a URL, a clone or a
-    bare repository) or copies your checkout (without llvm/ and .git), into
+    bare repository) or copies your checkout (without llvm/, .git, build*),
+    on every run, into
     the cache, and applies patches/circt-<ref>/series (patch -p1);
  2. the LLVM tree: runs ./setup.sh --no-demo [--baseline] (seconds when it
     is built) and takes its patched source, CMake options and ccache;
@@ -25,7 +28,7 @@ What it does:
     tree's own build/, so ccache serves the LLVM/MLIR objects setup.sh built;
  4. builds PyCDE and the lit tools, then runs PyCDE's lit tests and this
     project's PyCDE tests (test/downstream/pycde/), writing
-    <build>/pycde-results.json.
+    <build>/pycde-results*.json.
 """
 import argparse
 import filecmp
