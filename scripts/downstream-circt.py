@@ -31,6 +31,7 @@ What it does:
     <build>/pycde-results*.json.
 """
 import argparse
+import collections
 import filecmp
 import hashlib
 import json
@@ -342,10 +343,8 @@ def run_own_test(test, env, valgrind):
 
 
 def summarize(results):
-    counts = {}
-    for status in results.values():
-        counts[status] = counts.get(status, 0) + 1
-    return counts
+    """{status: count} of {test: status}."""
+    return dict(collections.Counter(results.values()))
 
 
 def main(argv=None):
