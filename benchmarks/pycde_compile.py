@@ -1,22 +1,27 @@
 #!/usr/bin/env python3
 """The cost of PyCDE's per-pass check (patches/circt-firtool-1.154.0/0002)
-to a user: wall time of `System.compile()` of one design, with the check
-(PyCDE as patched) and as PyCDE was before (its caches dropped and
-gc.collect() after every pass, nothing counted), alternated in fresh
-processes; and the time of `verify` of the design's `hw.module`s (graph
-regions) after generation, and of the whole module after compile.
+to a user: wall time of `System.compile()` of one generated design with the
+check (PyCDE as patched) and as PyCDE is at the tag (its caches dropped and
+gc.collect() after every pass, nothing counted), in each build given,
+alternated in fresh processes; and the time of `verify` of the design's
+`hw.module`s (graph regions) after generation, and of the whole module after
+compile.
 
-  PYTHONPATH=<circt build>/tools/circt/python_packages/pycde \\
-    /usr/bin/python3 benchmarks/pycde_compile.py [--modules 64] [--regs 64] [--runs 5]
+  /usr/bin/python3 benchmarks/pycde_compile.py \\
+    --build patched=<patched CIRCT build>/tools/circt/python_packages/pycde \\
+    --build unpatched=<unpatched CIRCT build>/tools/circt/python_packages/pycde \\
+    [--modules 64] [--regs 64] [--runs 5]
 
-scripts/downstream-circt.py prints the PYTHONPATH of its build. Against
-the unpatched build (the same command, that build's path) the check counts
-nothing (no weak references), so there the first mode is PyCDE without
-its gc.collect() after every pass.
+scripts/downstream-circt.py prints each build's package path. Ratios are to
+the last build's "at the tag" mode (the unpatched build's: what a PyCDE user
+runs today). On the unpatched build the check counts nothing (no weak
+references), so there "check" is PyCDE without its gc.collect() after every
+pass.
 """
 import argparse
 import gc
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -58,7 +63,7 @@ def design(modules, regs):
   return System, Top
 
 
-def original_pycde():
+def pycde_at_tag():
   """PyCDE's pass loop as before its patch 0002: every cached op dropped and
   gc.collect() after each pass, no count."""
   import pycde.system as ps
@@ -73,8 +78,8 @@ def original_pycde():
 
 
 def one_run(mode, modules, regs):
-  if mode == "original":
-    original_pycde()
+  if mode == "tag":
+    pycde_at_tag()
   System, Top = design(modules, regs)
   with tempfile.TemporaryDirectory() as out:
     system = System([Top], name="Bench", output_directory=out)
@@ -96,31 +101,52 @@ def one_run(mode, modules, regs):
           "verify_after": verify_after, "top_ops": ops}
 
 
+MODES = ("check", "tag")
+
+
 def main():
   ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+  ap.add_argument("--build", action="append", metavar="LABEL=PYTHONPATH",
+                  help="a build's PyCDE package (repeat; default: this PYTHONPATH)")
   ap.add_argument("--modules", type=int, default=64)
   ap.add_argument("--regs", type=int, default=64)
   ap.add_argument("--runs", type=int, default=5)
-  ap.add_argument("--one", choices=["patched", "original"], help=argparse.SUPPRESS)
+  ap.add_argument("--one", choices=MODES, help=argparse.SUPPRESS)
   args = ap.parse_args()
   if args.one:
     print(json.dumps(one_run(args.one, args.modules, args.regs)))
     return 0
-  runs = {"patched": [], "original": []}
+  builds = {}
+  for b in args.build or [f"this={os.environ.get('PYTHONPATH', '')}"]:
+    label, sep, path = b.partition("=")
+    if not sep or not label or label in builds:
+      ap.error(f"--build {b!r}: expected a new LABEL=PYTHONPATH")
+    builds[label] = path
+  configs = [(b, m) for b in builds for m in MODES]
+  runs = {c: [] for c in configs}
   for i in range(args.runs):
-    for mode in (("patched", "original") if i % 2 == 0 else ("original", "patched")):
+    # Rotate the order, so no configuration always runs first.
+    k = i % len(configs)
+    for build, mode in configs[k:] + configs[:k]:
+      env = dict(os.environ, PYTHONPATH=builds[build])
       r = subprocess.run([sys.executable, __file__, "--one", mode, "--modules",
                           str(args.modules), "--regs", str(args.regs)],
-                         check=True, text=True, capture_output=True)
-      runs[mode].append(json.loads(r.stdout.splitlines()[-1]))
-  med = {m: {k: statistics.median(r[k] for r in rs) for k in rs[0]}
-         for m, rs in runs.items()}
+                         text=True, capture_output=True, env=env)
+      if r.returncode:
+        sys.exit(f"{build} {mode}: failed\n{r.stderr[-2000:]}")
+      runs[(build, mode)].append(json.loads(r.stdout.splitlines()[-1]))
+  med = {c: {k: statistics.median(r[k] for r in rs) for k in rs[0]}
+         for c, rs in runs.items()}
+  ref = (list(builds)[-1], "tag")
   print(f"design: {args.modules} modules x {args.regs} registers; "
-        f"{args.runs} runs of each, alternated; medians")
-  for k in ("compile", "verify_before", "verify_after"):
-    p, o = med["patched"][k], med["original"][k]
-    print(f"  {k:14} check on {p * 1e3:9.1f} ms   before the patch {o * 1e3:9.1f} ms"
-          f"   ratio {p / o:.3f}")
+        f"{args.runs} runs of each, order rotated; medians; ratio to {ref[0]} at the tag")
+  print("| build | PyCDE | compile (ms) | ratio | verify hw.modules (ms) | verify compiled (ms) |")
+  print("|---|---|---|---|---|---|")
+  for c in configs:
+    m = med[c]
+    print(f"| {c[0]} | {'per-pass check' if c[1] == 'check' else 'at the tag'} "
+          f"| {m['compile'] * 1e3:.1f} | {m['compile'] / med[ref]['compile']:.3f} "
+          f"| {m['verify_before'] * 1e3:.2f} | {m['verify_after'] * 1e3:.2f} |")
   return 0
 
 
