@@ -9,7 +9,8 @@
 // callgrind by benchmarks/analysis_caches.sh, which compares the instructions
 // executed inside `weakref_workload`. The patched DominanceInfo and
 // SymbolTableCollection take a weak reference to the operation of each cache
-// entry; nothing here asks for it.
+// entry, and SymbolUserMap one to each symbol and user; nothing here asks for
+// it.
 //
 //   weakref-analysis-cache-workload dominance N  N functions of a diamond CFG;
 //       every operand of every op checked to dominate its user through one
@@ -17,6 +18,9 @@
 //   weakref-analysis-cache-workload symbols N    N functions each calling the
 //       next; every callee looked up through one SymbolTableCollection, twice;
 //       parsing is outside
+//   weakref-analysis-cache-workload users N      the symbols module; a
+//       SymbolUserMap built over it, then the users of every function asked
+//       for, twice; parsing is outside
 //   weakref-analysis-cache-workload verify N     N functions of one block
 //       (9 ops) each, verified twice (a DominanceInfo per function, asked
 //       whether each operand dominates its user); parsing is outside
@@ -52,8 +56,8 @@
 using namespace mlir;
 
 /// N functions: a diamond CFG each ("dominance", "pipeline"), a call to the
-/// next function each ("symbols"), or straight-line code ("verify"); or N ops
-/// of a graph region, each using its neighbours' results ("graph").
+/// next function each ("symbols", "users"), or straight-line code ("verify");
+/// or N ops of a graph region, each using its neighbours' results ("graph").
 static std::string makeModule(const char *kind, unsigned n) {
   std::string ir;
   if (!strncmp(kind, "graph", 5)) {
@@ -63,7 +67,7 @@ static std::string makeModule(const char *kind, unsigned n) {
             std::to_string((i + 1) % n) + ") : (i32, i32) -> i32\n";
     return ir;
   }
-  bool calls = !strcmp(kind, "symbols");
+  bool calls = !strcmp(kind, "symbols") || !strcmp(kind, "users");
   bool straight = !strcmp(kind, "verify");
   for (unsigned i = 0; i < n; ++i) {
     std::string f = "@f" + std::to_string(i);
@@ -125,6 +129,12 @@ weakref_workload(const char *kind, MLIRContext *context, ModuleOp module,
         count += symbols.lookupNearestSymbolFrom(
                      call, call.getCalleeAttr()) != nullptr;
       });
+  } else if (!strcmp(kind, "users")) {
+    SymbolTableCollection symbols;
+    SymbolUserMap users(symbols, module);
+    for (int round = 0; round < 2; ++round)
+      for (auto func : module.getOps<func::FuncOp>())
+        count += users.getUsers(func).size();
   } else {
     OwningOpRef<ModuleOp> parsed = parseSourceString<ModuleOp>(ir, context);
     PassManager pm(context);
@@ -138,14 +148,15 @@ weakref_workload(const char *kind, MLIRContext *context, ModuleOp module,
 
 int main(int argc, char **argv) {
   bool dominance = argc == 3 && !strcmp(argv[1], "dominance");
-  bool symbols = argc == 3 && !strcmp(argv[1], "symbols");
+  bool symbols = argc == 3 && (!strcmp(argv[1], "symbols") ||
+                               !strcmp(argv[1], "users"));
   bool verifyOnly = argc == 3 && !strcmp(argv[1], "verify");
   bool pipeline = argc == 3 && !strcmp(argv[1], "pipeline");
   bool graph = argc == 3 && (!strcmp(argv[1], "graph") ||
                              !strcmp(argv[1], "graph-verify"));
   if (!dominance && !symbols && !verifyOnly && !pipeline && !graph) {
-    llvm::errs() << "usage: weakref-analysis-cache-workload "
-                    "dominance|symbols|verify|pipeline|graph|graph-verify N\n";
+    llvm::errs() << "usage: weakref-analysis-cache-workload dominance|symbols|"
+                    "users|verify|pipeline|graph|graph-verify N\n";
     return 2;
   }
   DialectRegistry registry;

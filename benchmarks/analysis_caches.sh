@@ -10,6 +10,8 @@
 #              SymbolTableCollection, twice (parsing outside)
 #   verify     N single-block functions of 9 ops verified twice (parsing
 #              outside)
+#   users      a SymbolUserMap built over the symbols module, then every
+#              function's users asked for, twice (parsing outside)
 #   pipeline   parse N diamond-CFG functions, then cse, canonicalize, cse
 #              with the verifier after each pass
 #   graph      N ops in the module's block (a graph region), each using the
@@ -29,7 +31,7 @@ BIN=bin/weakref-analysis-cache-workload
 require_built "$BIN"
 printf '| workload | functions | unpatched | patched | patched / unpatched |\n'
 printf '|---|---|---|---|---|\n'
-for kind in dominance verify symbols pipeline graph graph-verify; do
+for kind in dominance verify symbols users pipeline graph graph-verify; do
   for n in "${SIZES[@]}"; do
     base=$(count "$BASELINE/$BIN" "$kind" "$n")
     patched=$(count "$PATCHED/$BIN" "$kind" "$n")
