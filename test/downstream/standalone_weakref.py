@@ -76,7 +76,8 @@ with ir.Context() as ctx, ir.Location.unknown():
                   lambda: constant.operation.attributes["value"])
     expect_raises("type of a result whose op the greedy driver erased",
                   lambda: value.type)
-    del constant, foo, value
+    # Drop the wrappers (rebound, not del: the lambdas above name them).
+    constant = foo = value = None
     gc.collect()
 
     # 3. A module freed while its ops' wrappers live.
