@@ -22,7 +22,8 @@ What it does:
     on every run, into
     the cache, and applies patches/circt-<ref>/series (patch -p1);
  2. the LLVM tree: runs ./setup.sh --no-demo [--baseline] (seconds when it
-    is built) and takes its patched source, CMake options and ccache;
+    is built; --no-setup skips it and takes the source the last run
+    prepared) and takes its patched source, CMake options and ccache;
  3. configures CIRCT's unified build (LLVM_EXTERNAL_PROJECTS=circt, which
     CIRCT's Python bindings require) in <tree>/circt-<ref>, beside the
     tree's own build/, so ccache serves the LLVM/MLIR objects setup.sh built;
@@ -97,6 +98,16 @@ def setup_print(what, unpatched):
 # the tests of the one function that uses it (docs/TESTING.md).
 PYTHON_PACKAGES = {"executing": "python3-executing", "numpy": "python3-numpy",
                    "yaml": "python3-yaml"}
+
+
+def prepared_source_key(tree, setup_cmd):
+    """--no-setup: the key of the source the last ./setup.sh prepared in
+    `tree` (an error if there is none)."""
+    if not (tree / "key").is_file() or \
+            not (tree / "src" / "llvm" / "CMakeLists.txt").is_file():
+        raise Error(f"--no-setup: {tree} holds no prepared source; run "
+                    f"{' '.join(map(str, setup_cmd))} first")
+    return (tree / "key").read_text().strip()
 
 
 def ensure_python_packages():
@@ -363,6 +374,10 @@ def main(argv=None):
     ap.add_argument("--steps", action="store_true",
                     help="configure, print the build steps left, and stop")
     ap.add_argument("--no-tests", action="store_true", help="build only")
+    ap.add_argument("--no-setup", action="store_true",
+                    help="do not run ./setup.sh: use the tree's source as the "
+                    "last ./setup.sh left it (CIRCT's build then compiles the "
+                    "LLVM/MLIR objects it needs that setup.sh has not built)")
     ap.add_argument("--valgrind", action="store_true",
                     help="run this project's PyCDE tests under valgrind's memcheck")
     ap.add_argument("--jobs", type=int, default=int(os.environ.get("JOBS", os.cpu_count())))
@@ -385,9 +400,13 @@ def main(argv=None):
     circt_src = prepare_source(args, patches)
 
     variant = "unpatched" if args.unpatched else "patched"
-    log(f"LLVM/MLIR tree ({variant}): ./setup.sh --no-demo"
-        + (" --baseline" if args.unpatched else ""))
-    run([SETUP, "--no-demo"] + (["--baseline"] if args.unpatched else []))
+    setup_cmd = [SETUP, "--no-demo"] + (["--baseline"] if args.unpatched else [])
+    if args.no_setup:
+        key = prepared_source_key(tree, setup_cmd)
+        log(f"LLVM/MLIR source ({variant}): {tree / 'src'}, as prepared for {key}")
+    else:
+        log(f"LLVM/MLIR tree ({variant}): {' '.join(map(str, setup_cmd))}")
+        run(setup_cmd)
     # --no-pycde-patch changes only PyCDE's Python sources: same build.
     build_dir = tree / f"circt-{args.ref}"
 

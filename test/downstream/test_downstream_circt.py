@@ -186,6 +186,22 @@ class SourceTest(unittest.TestCase):
             dc.series_patches(self.tmp / "nowhere")
 
 
+class NoSetupTest(unittest.TestCase):
+    def test_tree_without_source(self):
+        tmp = Path(tempfile.mkdtemp())
+        self.addCleanup(shutil.rmtree, tmp)
+        with self.assertRaisesRegex(dc.Error, "holds no prepared source; run "
+                                    "./setup.sh --no-demo --baseline first"):
+            dc.prepared_source_key(tmp, ["./setup.sh", "--no-demo", "--baseline"])
+        # A key without the source (setup.sh writes the key last) is not enough.
+        (tmp / "key").write_text("k1\n")
+        with self.assertRaises(dc.Error):
+            dc.prepared_source_key(tmp, ["./setup.sh"])
+        (tmp / "src" / "llvm").mkdir(parents=True)
+        (tmp / "src" / "llvm" / "CMakeLists.txt").write_text("")
+        self.assertEqual(dc.prepared_source_key(tmp, ["./setup.sh"]), "k1")
+
+
 class ParseTest(unittest.TestCase):
     def test_options(self):
         opts = dc.circt_options(["-G", "Ninja", "-DLLVM_USE_LINKER=gold",
