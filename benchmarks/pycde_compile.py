@@ -64,10 +64,28 @@ def design(modules, regs):
   return System, Top
 
 
+def patched_pycde():
+  """pycde.system, which must carry patch 0002 (else the modes below would
+  silently run PyCDE as the build has it)."""
+  import pycde.system as ps
+  if not hasattr(ps, "_report_erased_ops"):
+    sys.exit("this PyCDE lacks patches/circt-firtool-1.154.0/0002 "
+             "(built with --no-pycde-patch?): its modes cannot be set")
+  return ps
+
+
+def pycde_without_check():
+  """PyCDE as patched, its per-pass check skipped: no walk of the heap
+  before a pass, no gc.collect() after it."""
+  import weakref
+  patched_pycde()._held_live_ops = weakref.WeakSet
+
+
 def pycde_at_tag():
   """PyCDE's pass loop as before its patch 0002: every cached op dropped and
   gc.collect() after each pass, no count."""
-  import pycde.system as ps
+  pycde_without_check()
+  ps = patched_pycde()
   release = ps._OpCache.release_ops
 
   def release_and_collect(self):
@@ -75,15 +93,6 @@ def pycde_at_tag():
     gc.collect()
 
   ps._OpCache.release_ops = release_and_collect
-  ps._held_live_ops = lambda: set()
-
-
-def pycde_without_check():
-  """PyCDE as patched, its per-pass check skipped: no walk of the heap
-  before a pass, no gc.collect() after it."""
-  import weakref
-  import pycde.system as ps
-  ps._held_live_ops = weakref.WeakSet
 
 
 def one_run(mode, modules, regs):
@@ -91,6 +100,8 @@ def one_run(mode, modules, regs):
     pycde_at_tag()
   elif mode == "none":
     pycde_without_check()
+  else:
+    patched_pycde()
   System, Top = design(modules, regs)
   with tempfile.TemporaryDirectory() as out:
     system = System([Top], name="Bench", output_directory=out)
